@@ -1,0 +1,63 @@
+// Control-flow graphs of PTX functions, and the layout that turns one back into statements.
+#pragma once
+
+#include "ptx/digraph.hpp"
+#include "ptx/ir.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cfr::ptx {
+
+using BlockId = NodeId;
+
+enum class EdgeKind {
+    Taken,       // the target of a bra
+    FallThrough, // the next block in layout order
+    Indirect,    // one of the targets of brx.idx
+    Exit,        // ret / exit / trap to the virtual exit
+};
+
+struct CfgEdge {
+    BlockId from;
+    BlockId to;
+    EdgeKind kind;
+};
+
+struct BasicBlock {
+    // Labels first (if any), then declarations, directives, nested scopes and instructions, in
+    // source order. Only the last instruction may transfer control (bra, brx.idx, ret, exit, trap;
+    // predicated or not). A nested { } scope without labels or branches is a single statement.
+    std::vector<Statement> statements;
+
+    std::string label() const; // the first label, or "" for a block that starts without one
+    const Instruction* terminator() const; // the last instruction if it transfers control
+};
+
+class CfgError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct Cfg {
+    std::vector<BasicBlock> blocks; // in original order; blocks[entry()] is the first
+    std::vector<CfgEdge> edges;     // in order of their source block, taken before fall-through
+
+    BlockId entry() const { return 0; }
+    BlockId exit() const { return static_cast<BlockId>(blocks.size()); } // the virtual exit node
+
+    // Nodes 0..blocks.size()-1 are the blocks, node blocks.size() the virtual exit.
+    Digraph graph() const;
+};
+
+// Throws CfgError for what has no CFG (a label used but not defined, control flow inside a nested
+// scope it cannot represent).
+Cfg build_cfg(const Function& function);
+
+// The function body for a CFG, blocks in their current order, with an explicit `bra` added only
+// where a fall-through edge no longer reaches the next block. Unmodified CFGs give back the
+// statements build_cfg was given.
+std::vector<Statement> layout(const Cfg& cfg);
+
+} // namespace cfr::ptx

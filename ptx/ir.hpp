@@ -1,0 +1,142 @@
+// The PTX intermediate representation: a module as the parser reads it and the printer writes it.
+// It keeps every instruction, label, declaration and directive in source order, so that printing an
+// unmodified module reproduces the program. Source locations are carried for error messages only
+// and take no part in equality.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace cfr::ptx {
+
+struct SourceLoc {
+    uint32_t line = 0;
+    uint32_t col = 0;
+
+    friend bool operator==(const SourceLoc&, const SourceLoc&) { return true; }
+};
+
+struct Operand {
+    enum class Kind {
+        Register,        // %r1, p, %rd5 (declared with .reg)
+        SpecialRegister, // %tid.x, %laneid, %clock64
+        Immediate,       // 42, -1, 0x7f, 0f3F800000, 0d3FF0000000000000, WARP_SZ
+        Symbol,          // a variable or function name: a .global, .shared, .param, .func
+        Label,           // a branch target: $L__BB0_3
+        Address,         // [base+offset]; elements hold the base (and the coordinates for tex)
+        Vector,          // {%f1, %f2, %f3, %f4}
+        List,            // (param0, param1) in call, or a branch-target list
+        Pair,            // %p1|%p2 (setp with two destinations)
+        Sink,            // _
+    };
+
+    Kind kind = Kind::Register;
+    std::string text;              // name or literal spelling; empty for compound kinds
+    bool negated = false;          // !p
+    int64_t offset = 0;            // Address: the constant displacement
+    std::vector<Operand> elements; // Address, Vector, List, Pair
+
+    friend bool operator==(const Operand&, const Operand&) = default;
+};
+
+struct Guard {
+    std::string predicate;
+    bool negated = false;
+
+    friend bool operator==(const Guard&, const Guard&) = default;
+};
+
+enum class ControlKind { None, Branch, IndirectBranch, Call, Return, Exit, Trap };
+
+struct Instruction {
+    std::optional<Guard> guard;
+    std::string opcode;                 // "bra", "setp", "ld", ...
+    std::vector<std::string> modifiers; // in source order, each with its dot: ".uni", ".eq", ".f32"
+    std::vector<Operand> operands;
+    SourceLoc loc;
+
+    bool has_modifier(std::string_view m) const;
+    ControlKind control() const;
+
+    friend bool operator==(const Instruction&, const Instruction&) = default;
+};
+
+struct Label {
+    std::string name;
+    SourceLoc loc;
+
+    friend bool operator==(const Label&, const Label&) = default;
+};
+
+// A directive the IR does not model further (.loc, .pragma, .file, .section, .branchtargets, ...).
+// `text` is everything after the directive's name up to (not including) its terminating ';' or,
+// for a braced body such as a debug .section, the body with its braces.
+struct Directive {
+    std::string name; // with its dot: ".loc"
+    std::string text;
+    SourceLoc loc;
+
+    friend bool operator==(const Directive&, const Directive&) = default;
+};
+
+// A variable, register or parameter declaration.
+struct Variable {
+    std::vector<std::string> linkage; // .visible .extern .weak .common
+    std::string space;                // .reg .global .shared .const .local .param .tex .sreg ...
+    std::optional<uint32_t> align;
+    std::string vector;                        // "" or ".v2" / ".v4" / ".v8"
+    std::string type;                          // ".b32", ".f64", ".pred", ".texref", ...
+    std::optional<std::string> ptr_space;      // .param .u64 .ptr .global ...
+    std::optional<uint32_t> ptr_align;         // ... .align 8
+    std::vector<std::string> attributes;       // e.g. ".attribute(.managed)"
+    std::string name;
+    std::optional<uint32_t> range;             // %r<10> declares %r0 .. %r9
+    std::vector<std::optional<uint64_t>> dims; // x[4][8]; nullopt for x[]
+    std::optional<std::string> initializer;    // spelling after '='
+    SourceLoc loc;
+
+    friend bool operator==(const Variable&, const Variable&) = default;
+};
+
+struct Scope;
+struct Statement;
+
+struct Scope {
+    std::vector<Statement> statements;
+    SourceLoc loc;
+
+    friend bool operator==(const Scope&, const Scope&);
+};
+
+struct Statement : std::variant<Instruction, Label, Variable, Directive, Scope> {
+    using variant::variant;
+};
+
+struct Function {
+    bool is_entry = false;
+    std::vector<std::string> linkage; // .visible .extern .weak
+    std::vector<Variable> returns;
+    std::vector<Variable> params;
+    std::string name;
+    std::vector<Directive> performance; // .maxntid .reqntid .minnctapersm .maxnreg .noreturn ...
+    std::optional<std::vector<Statement>> body; // nullopt: a declaration (prototype) only
+    SourceLoc loc;
+
+    friend bool operator==(const Function&, const Function&) = default;
+};
+
+using TopLevel = std::variant<Directive, Variable, Function>;
+
+struct Module {
+    std::string version;             // "8.8"
+    std::vector<std::string> target; // {"sm_90", "texmode_independent"}
+    std::optional<uint32_t> address_size;
+    std::vector<TopLevel> items; // in source order
+
+    friend bool operator==(const Module&, const Module&) = default;
+};
+
+} // namespace cfr::ptx
