@@ -1,0 +1,269 @@
+// The PTX lexer: identifiers, dotted names, numbers, strings and punctuation, skipping comments.
+#include "ptx/lexer.hpp"
+
+#include <cstdio>
+
+namespace cfr::ptx {
+
+namespace {
+
+bool is_ident_start(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%';
+}
+bool is_ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$';
+}
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+bool is_hex(char c) {
+    return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+std::string printable(char c) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) return std::string("'") + c + "'";
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "byte 0x%02x", u);
+    return buf;
+}
+
+} // namespace
+
+std::string describe(const Token& token) {
+    if (token.kind == TokenKind::End) return "end of file";
+    constexpr size_t shown = 40;
+    if (token.text.size() > shown) return "'" + std::string(token.text.substr(0, shown)) + "...'";
+    return "'" + std::string(token.text) + "'";
+}
+
+Lexer::Lexer(std::string_view source) : src_(source) {}
+
+void Lexer::fail(uint32_t line, uint32_t col, std::string message) const {
+    throw LexError{line, col, std::move(message)};
+}
+
+// Returns whether anything was skipped.
+bool Lexer::skip_space_and_comments() {
+    size_t start = pos_;
+    while (pos_ < src_.size()) {
+        char c = src_[pos_];
+        if (c == '\n') {
+            ++pos_;
+            ++line_;
+            line_start_ = pos_;
+        } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            ++pos_;
+        } else if (c == '/' && pos_ + 1 < src_.size() && src_[pos_ + 1] == '/') {
+            while (pos_ < src_.size() && src_[pos_] != '\n')
+                ++pos_;
+        } else if (c == '/' && pos_ + 1 < src_.size() && src_[pos_ + 1] == '*') {
+            uint32_t line = line_, col = this->col();
+            pos_ += 2;
+            for (;;) {
+                if (pos_ + 1 >= src_.size()) fail(line, col, "unterminated comment");
+                if (src_[pos_] == '*' && src_[pos_ + 1] == '/') break;
+                if (src_[pos_] == '\n') {
+                    ++line_;
+                    line_start_ = pos_ + 1;
+                }
+                ++pos_;
+            }
+            pos_ += 2;
+        } else {
+            break;
+        }
+    }
+    return pos_ != start;
+}
+
+Token Lexer::next() {
+    Token t;
+    t.space_before = skip_space_and_comments();
+    t.line = line_;
+    t.col = col();
+    t.offset = static_cast<uint32_t>(pos_);
+    if (pos_ >= src_.size()) {
+        t.kind = TokenKind::End;
+        t.text = src_.substr(src_.size());
+        return t;
+    }
+    size_t start = pos_;
+    char c = src_[pos_];
+    if (is_ident_start(c)) {
+        ++pos_;
+        while (pos_ < src_.size() && is_ident_char(src_[pos_]))
+            ++pos_;
+        if (pos_ == start + 1 && c == '%') {
+            t.kind = TokenKind::Punct;
+        } else {
+            t.kind = TokenKind::Identifier;
+        }
+    } else if (c == '.') {
+        ++pos_;
+        for (;;) {
+            size_t part = pos_;
+            while (pos_ < src_.size() && is_ident_char(src_[pos_]))
+                ++pos_;
+            if (pos_ == part) fail(t.line, t.col, "expected a name after '.'");
+            if (pos_ + 1 < src_.size() && src_[pos_] == ':' && src_[pos_ + 1] == ':' &&
+                pos_ + 2 < src_.size() && is_ident_char(src_[pos_ + 2])) {
+                pos_ += 2;
+                continue;
+            }
+            break;
+        }
+        t.kind = TokenKind::DotName;
+    } else if (is_digit(c)) {
+        return lex_number(t);
+    } else if (c == '"') {
+        ++pos_;
+        for (;;) {
+            if (pos_ >= src_.size() || src_[pos_] == '\n')
+                fail(t.line, t.col, "unterminated string");
+            if (src_[pos_] == '\\' && pos_ + 1 < src_.size() && src_[pos_ + 1] != '\n') {
+                pos_ += 2;
+                continue;
+            }
+            if (src_[pos_++] == '"') break;
+        }
+        t.kind = TokenKind::String;
+    } else {
+        switch (c) {
+        case ';':
+        case ',':
+        case ':':
+        case '{':
+        case '}':
+        case '[':
+        case ']':
+        case '(':
+        case ')':
+        case '<':
+        case '>':
+        case '+':
+        case '-':
+        case '!':
+        case '|':
+        case '@':
+        case '=':
+        case '*':
+        case '/':
+        case '~':
+        case '&':
+        case '^':
+            ++pos_;
+            t.kind = TokenKind::Punct;
+            break;
+        default:
+            fail(t.line, t.col, "unexpected character " + printable(c));
+        }
+    }
+    t.text = src_.substr(start, pos_ - start);
+    return t;
+}
+
+Token Lexer::lex_number(Token t) {
+    size_t start = pos_;
+    auto digits = [&](auto pred) {
+        size_t from = pos_;
+        while (pos_ < src_.size() && pred(src_[pos_]))
+            ++pos_;
+        return pos_ - from;
+    };
+    char c1 = pos_ + 1 < src_.size() ? src_[pos_ + 1] : '\0';
+    if (src_[pos_] == '0' && (c1 == 'f' || c1 == 'F' || c1 == 'd' || c1 == 'D')) {
+        pos_ += 2;
+        size_t want = (c1 == 'f' || c1 == 'F') ? 8 : 16;
+        if (digits(is_hex) != want)
+            fail(t.line, t.col,
+                 "malformed floating-point literal (expected " + std::to_string(want) +
+                     " hexadecimal digits)");
+    } else if (src_[pos_] == '0' && (c1 == 'x' || c1 == 'X')) {
+        pos_ += 2;
+        if (digits(is_hex) == 0) fail(t.line, t.col, "malformed hexadecimal literal");
+        if (pos_ < src_.size() && (src_[pos_] == 'U' || src_[pos_] == 'u')) ++pos_;
+    } else if (src_[pos_] == '0' && (c1 == 'b' || c1 == 'B')) {
+        pos_ += 2;
+        if (digits([](char c) { return c == '0' || c == '1'; }) == 0)
+            fail(t.line, t.col, "malformed binary literal");
+        if (pos_ < src_.size() && (src_[pos_] == 'U' || src_[pos_] == 'u')) ++pos_;
+    } else {
+        digits(is_digit);
+        bool is_float = false;
+        if (pos_ + 1 < src_.size() && src_[pos_] == '.' && is_digit(src_[pos_ + 1])) {
+            ++pos_;
+            digits(is_digit);
+            is_float = true;
+        }
+        if (pos_ < src_.size() && (src_[pos_] == 'e' || src_[pos_] == 'E')) {
+            size_t save = pos_++;
+            if (pos_ < src_.size() && (src_[pos_] == '+' || src_[pos_] == '-')) ++pos_;
+            if (digits(is_digit) == 0)
+                pos_ = save;
+            else
+                is_float = true;
+        }
+        if (!is_float && pos_ < src_.size() && (src_[pos_] == 'U' || src_[pos_] == 'u')) ++pos_;
+    }
+    if (pos_ < src_.size() && (is_ident_char(src_[pos_]) || src_[pos_] == '.'))
+        fail(t.line, t.col,
+             "malformed number '" + std::string(src_.substr(start, pos_ - start + 1)) + "'");
+    t.kind = TokenKind::Number;
+    t.text = src_.substr(start, pos_ - start);
+    return t;
+}
+
+std::string Lexer::braced_lines() {
+    uint32_t open_line = line_, open_col = col() - 1;
+    std::string out;
+    std::string line;
+    auto flush = [&] {
+        size_t b = line.find_first_not_of(" \t\r\f\v");
+        if (b != std::string::npos) {
+            size_t e = line.find_last_not_of(" \t\r\f\v");
+            if (!out.empty()) out += '\n';
+            out.append(line, b, e - b + 1);
+        }
+        line.clear();
+    };
+    while (pos_ < src_.size()) {
+        char c = src_[pos_];
+        if (c == '}') {
+            ++pos_;
+            flush();
+            return out;
+        }
+        if (c == '\n') {
+            ++pos_;
+            ++line_;
+            line_start_ = pos_;
+            flush();
+            continue;
+        }
+        if (c == '/' || c == '"') {
+            size_t before = pos_;
+            if (c == '"') {
+                Token s = next();
+                line.append(s.text);
+            } else if (pos_ + 1 < src_.size() && (src_[pos_ + 1] == '/' || src_[pos_ + 1] == '*')) {
+                uint32_t l = line_;
+                skip_space_and_comments();
+                if (line_ != l) flush();
+                line += ' ';
+            } else {
+                line += c;
+                ++pos_;
+            }
+            if (pos_ == before) ++pos_;
+            continue;
+        }
+        if (c == '\0') fail(line_, col(), "unexpected character " + printable(c));
+        line += c;
+        ++pos_;
+    }
+    fail(open_line, open_col, "unterminated '{' (no matching '}' before end of file)");
+}
+
+} // namespace cfr::ptx

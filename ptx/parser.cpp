@@ -1,0 +1,793 @@
+// The PTX parser: recursive descent over the lexer's tokens into the IR, resolving identifiers
+// into registers, special registers, labels and symbols.
+#include "ptx/parser.hpp"
+
+#include "ptx/lexer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <unordered_set>
+
+namespace cfr::ptx {
+
+ParseError::ParseError(std::string file, uint32_t line, uint32_t col, const std::string& message)
+    : std::runtime_error(file + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                         ": error: " + message),
+      file_(std::move(file)), line_(line), col_(col) {}
+
+namespace {
+
+constexpr int max_scope_depth = 256;
+constexpr int max_operand_depth = 16;
+
+bool is_state_space(std::string_view s) {
+    return s == ".reg" || s == ".param" || s == ".shared" || s == ".global" || s == ".local" ||
+           s == ".const" || s == ".tex" || s == ".sreg";
+}
+bool is_linkage(std::string_view s) {
+    return s == ".visible" || s == ".extern" || s == ".weak" || s == ".common";
+}
+bool is_line_directive(std::string_view s) {
+    return s == ".loc" || s == ".file";
+}
+bool is_component(std::string_view s) {
+    return s == ".x" || s == ".y" || s == ".z" || s == ".w";
+}
+
+bool is_special_register(std::string_view name) {
+    static constexpr std::array<std::string_view, 33> exact = {"%tid",
+                                                               "%ntid",
+                                                               "%laneid",
+                                                               "%warpid",
+                                                               "%nwarpid",
+                                                               "%ctaid",
+                                                               "%nctaid",
+                                                               "%smid",
+                                                               "%nsmid",
+                                                               "%gridid",
+                                                               "%lanemask_eq",
+                                                               "%lanemask_le",
+                                                               "%lanemask_lt",
+                                                               "%lanemask_ge",
+                                                               "%lanemask_gt",
+                                                               "%clock",
+                                                               "%clock_hi",
+                                                               "%clock64",
+                                                               "%globaltimer",
+                                                               "%globaltimer_lo",
+                                                               "%globaltimer_hi",
+                                                               "%dynamic_smem_size",
+                                                               "%total_smem_size",
+                                                               "%aggr_smem_size",
+                                                               "%cluster_ctaid",
+                                                               "%cluster_nctaid",
+                                                               "%cluster_ctarank",
+                                                               "%cluster_nctarank",
+                                                               "%clusterid",
+                                                               "%nclusterid",
+                                                               "%is_explicit_cluster",
+                                                               "%current_graph_exec",
+                                                               "%warpsz"};
+    if (std::find(exact.begin(), exact.end(), name) != exact.end()) return true;
+    auto numbered = [&](std::string_view prefix, int count) {
+        if (!name.starts_with(prefix)) return false;
+        std::string_view rest = name.substr(prefix.size());
+        if (rest.ends_with("_64") && prefix == "%pm") rest.remove_suffix(3);
+        if (rest.empty() || rest.size() > 2) return false;
+        int n = 0;
+        for (char c : rest) {
+            if (c < '0' || c > '9') return false;
+            n = n * 10 + (c - '0');
+        }
+        return n < count && (rest.size() == 1 || rest[0] != '0');
+    };
+    return numbered("%pm", 8) || numbered("%envreg", 32) || name.starts_with("%reserved_smem_");
+}
+
+struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using NameSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
+
+// The registers declared by .reg in one { } scope.
+struct RegisterScope {
+    NameSet names;
+    std::vector<std::pair<std::string, uint32_t>> ranges; // %r<10>: {"%r", 10}
+
+    bool declares(std::string_view name) const {
+        if (names.find(name) != names.end()) return true;
+        for (const auto& [prefix, count] : ranges) {
+            if (name.size() <= prefix.size() || !name.starts_with(prefix)) continue;
+            std::string_view digits = name.substr(prefix.size());
+            if (digits.size() > 1 && digits[0] == '0') continue;
+            uint64_t n = 0;
+            bool ok = digits.size() <= 10;
+            for (char c : digits) {
+                if (c < '0' || c > '9') ok = false;
+                n = n * 10 + static_cast<uint64_t>(c - '0');
+            }
+            if (ok && n < count) return true;
+        }
+        return false;
+    }
+};
+
+class Parser {
+public:
+    Parser(std::string_view text, std::string_view filename) : lex_(text), file_(filename) {}
+
+    Module parse_module();
+
+private:
+    // Tokens.
+    Token lex();
+    void advance();
+    const Token& peek();
+    [[noreturn]] void error(const Token& at, const std::string& message) const;
+    [[noreturn]] void expected(const std::string& what) const;
+    void expect_punct(char c, const char* context);
+    bool accept_punct(char c);
+    static SourceLoc loc_of(const Token& t) { return {t.line, t.col}; }
+
+    // Numbers.
+    uint64_t parse_unsigned(const Token& t, uint64_t max);
+    int64_t parse_offset();
+    uint32_t expect_u32(const char* what);
+
+    // Token spellings kept as text.
+    void append_token(std::string& out, const Token& t);
+    std::string until_semicolon(const char* directive);
+    Directive line_directive();
+    Directive section_directive();
+    Directive directive();
+    std::string attribute();
+    std::string initializer();
+
+    // Declarations and functions.
+    void declaration(std::vector<std::string> linkage, bool single, std::vector<Variable>& out);
+    std::vector<Variable> parameter_list();
+    void top_level(Module& m);
+    Function function(std::vector<std::string> linkage);
+    std::vector<Directive> performance_directives();
+
+    // Function bodies.
+    void block(std::vector<Statement>& out, const Token& open, int depth);
+    void statement(std::vector<Statement>& out, int depth);
+    Instruction instruction();
+    Operand operand(int depth);
+    Operand name_operand();
+    void declare_registers(const std::vector<Variable>& vars, size_t from);
+    void resolve_labels(std::vector<Statement>& body);
+
+    Lexer lex_;
+    std::string file_;
+    Token cur_;
+    Token peek_;
+    bool has_peek_ = false;
+    uint32_t prev_end_ = 0;
+    std::vector<RegisterScope> registers_;
+};
+
+Token Parser::lex() {
+    try {
+        return lex_.next();
+    } catch (const LexError& e) {
+        throw ParseError(file_, e.line, e.col, e.message);
+    }
+}
+
+void Parser::advance() {
+    prev_end_ = cur_.end();
+    if (has_peek_) {
+        cur_ = peek_;
+        has_peek_ = false;
+    } else {
+        cur_ = lex();
+    }
+}
+
+const Token& Parser::peek() {
+    if (!has_peek_) {
+        peek_ = lex();
+        has_peek_ = true;
+    }
+    return peek_;
+}
+
+void Parser::error(const Token& at, const std::string& message) const {
+    throw ParseError(file_, at.line, at.col, message);
+}
+
+void Parser::expected(const std::string& what) const {
+    error(cur_, "expected " + what + ", found " + describe(cur_));
+}
+
+void Parser::expect_punct(char c, const char* context) {
+    if (!cur_.is(c)) expected(std::string("'") + c + "' " + context);
+    advance();
+}
+
+bool Parser::accept_punct(char c) {
+    if (!cur_.is(c)) return false;
+    advance();
+    return true;
+}
+
+uint64_t Parser::parse_unsigned(const Token& t, uint64_t max) {
+    std::string_view s = t.text;
+    if (!s.empty() && (s.back() == 'U' || s.back() == 'u')) s.remove_suffix(1);
+    unsigned base = 10;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s.remove_prefix(2);
+    } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
+        base = 2;
+        s.remove_prefix(2);
+    } else if (s.size() > 1 && s[0] == '0') {
+        base = 8;
+        s.remove_prefix(1);
+    }
+    uint64_t v = 0;
+    for (char c : s) {
+        unsigned d;
+        if (c >= '0' && c <= '9')
+            d = static_cast<unsigned>(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = static_cast<unsigned>(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = static_cast<unsigned>(c - 'A' + 10);
+        else
+            error(t, "expected an integer, found " + describe(t));
+        if (d >= base) error(t, "invalid digit in integer " + describe(t));
+        if (v > (max - d) / base) error(t, "integer " + describe(t) + " is out of range");
+        v = v * base + d;
+    }
+    return v;
+}
+
+uint32_t Parser::expect_u32(const char* what) {
+    if (cur_.kind != TokenKind::Number) expected(what);
+    auto v = static_cast<uint32_t>(parse_unsigned(cur_, std::numeric_limits<uint32_t>::max()));
+    advance();
+    return v;
+}
+
+// "+4", "-4" or "+-4" after an address base or symbol.
+int64_t Parser::parse_offset() {
+    bool negative = cur_.is('-');
+    advance();
+    if (!negative && cur_.is('-')) {
+        negative = true;
+        advance();
+    }
+    if (cur_.kind != TokenKind::Number) expected("an integer offset");
+    constexpr uint64_t max = uint64_t(std::numeric_limits<int64_t>::max()) + 1;
+    uint64_t v = parse_unsigned(cur_, negative ? max : max - 1);
+    advance();
+    return negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
+}
+
+// Canonical spacing: ", " after commas, no space before ',' or ';', otherwise one space where the
+// source had any and none where it had none.
+void Parser::append_token(std::string& out, const Token& t) {
+    if (!out.empty()) {
+        bool after_comma = out.back() == ',';
+        if (t.is(',') || t.is(';')) {
+        } else if (after_comma || t.space_before) {
+            out += ' ';
+        }
+    }
+    out.append(t.text);
+}
+
+std::string Parser::until_semicolon(const char* directive) {
+    std::string text;
+    while (!cur_.is(';')) {
+        if (cur_.kind == TokenKind::End || cur_.is('{') || cur_.is('}'))
+            expected(std::string("';' after ") + directive);
+        append_token(text, cur_);
+        advance();
+    }
+    advance();
+    return text;
+}
+
+Directive Parser::line_directive() {
+    Directive d{std::string(cur_.text), {}, loc_of(cur_)};
+    uint32_t line = cur_.line;
+    advance();
+    while (cur_.kind != TokenKind::End && cur_.line == line && !cur_.is(';')) {
+        append_token(d.text, cur_);
+        advance();
+    }
+    if (cur_.is(';') && cur_.line == line) advance();
+    return d;
+}
+
+Directive Parser::section_directive() {
+    Directive d{std::string(cur_.text), {}, loc_of(cur_)};
+    uint32_t line = cur_.line;
+    advance();
+    while (cur_.kind != TokenKind::End && cur_.line == line && !cur_.is('{') && !cur_.is(';')) {
+        append_token(d.text, cur_);
+        advance();
+    }
+    if (d.text.empty()) expected("a section name after .section");
+    if (cur_.is('{')) {
+        std::string body;
+        try {
+            body = lex_.braced_lines();
+        } catch (const LexError& e) {
+            throw ParseError(file_, e.line, e.col, e.message);
+        }
+        d.text += "\n{\n";
+        d.text += body;
+        if (!body.empty()) d.text += '\n';
+        d.text += '}';
+        advance();
+    } else if (cur_.is(';') && cur_.line == line) {
+        advance();
+    }
+    return d;
+}
+
+Directive Parser::directive() {
+    if (is_line_directive(cur_.text)) return line_directive();
+    if (cur_.text == ".section") return section_directive();
+    Directive d{std::string(cur_.text), {}, loc_of(cur_)};
+    advance();
+    d.text = until_semicolon(d.name.c_str());
+    return d;
+}
+
+// .attribute(.managed), written without spaces.
+std::string Parser::attribute() {
+    std::string text(cur_.text);
+    advance();
+    if (!cur_.is('(')) expected("'(' after .attribute");
+    int depth = 0;
+    do {
+        if (cur_.kind == TokenKind::End || cur_.is(';')) expected("')' to close .attribute");
+        if (cur_.is('(')) ++depth;
+        if (cur_.is(')')) --depth;
+        if (cur_.is(','))
+            text += ", ";
+        else
+            text.append(cur_.text);
+        advance();
+    } while (depth > 0);
+    return text;
+}
+
+// The spelling after '=' up to the ',' or ';' that ends the declarator.
+std::string Parser::initializer() {
+    std::string text;
+    std::vector<char> open;
+    for (;;) {
+        if (cur_.kind == TokenKind::End) expected("';' after initializer");
+        if (open.empty() && (cur_.is(',') || cur_.is(';'))) break;
+        if (cur_.is('{') || cur_.is('(') || cur_.is('[')) {
+            open.push_back(cur_.text[0] == '{' ? '}' : cur_.text[0] == '(' ? ')' : ']');
+        } else if (cur_.is('}') || cur_.is(')') || cur_.is(']')) {
+            if (open.empty() || open.back() != cur_.text[0])
+                error(cur_, "unbalanced " + describe(cur_) + " in initializer");
+            open.pop_back();
+        } else if (cur_.is(';')) {
+            error(cur_, "expected '" + std::string(1, open.back()) + "' in initializer, found ';'");
+        }
+        append_token(text, cur_);
+        advance();
+    }
+    if (text.empty()) expected("an initializer after '='");
+    return text;
+}
+
+void Parser::declaration(std::vector<std::string> linkage, bool single,
+                         std::vector<Variable>& out) {
+    Variable proto;
+    proto.linkage = std::move(linkage);
+    proto.loc = loc_of(cur_);
+    proto.space = std::string(cur_.text);
+    advance();
+    bool ptr = false;
+    while (cur_.kind == TokenKind::DotName) {
+        std::string_view t = cur_.text;
+        if (t == ".align") {
+            advance();
+            (ptr ? proto.ptr_align : proto.align) = expect_u32("an alignment after .align");
+        } else if (t == ".ptr") {
+            ptr = true;
+            proto.ptr_space = "";
+            advance();
+            if (cur_.kind == TokenKind::DotName && is_state_space(cur_.text)) {
+                proto.ptr_space = std::string(cur_.text);
+                advance();
+            }
+        } else if (t == ".attribute") {
+            proto.attributes.push_back(attribute());
+        } else if (t == ".v2" || t == ".v4" || t == ".v8" || t == ".v16") {
+            proto.vector = std::string(t);
+            advance();
+        } else if (proto.type.empty()) {
+            proto.type = std::string(t);
+            advance();
+        } else {
+            error(cur_, "unexpected " + describe(cur_) + " in declaration after type '" +
+                            proto.type + "'");
+        }
+    }
+    if (proto.type.empty()) expected("a type in declaration");
+    for (;;) {
+        if (cur_.kind != TokenKind::Identifier) expected("a name in declaration");
+        Variable& v = out.emplace_back(proto);
+        v.loc = loc_of(cur_);
+        v.name = std::string(cur_.text);
+        advance();
+        if (accept_punct('<')) {
+            v.range = expect_u32("a register count after '<'");
+            expect_punct('>', "after register count");
+        }
+        while (accept_punct('[')) {
+            if (cur_.is(']')) {
+                v.dims.push_back(std::nullopt);
+            } else {
+                if (cur_.kind != TokenKind::Number) expected("an array size");
+                v.dims.push_back(parse_unsigned(cur_, std::numeric_limits<uint64_t>::max()));
+                advance();
+            }
+            expect_punct(']', "after array size");
+        }
+        if (!single && accept_punct('=')) v.initializer = initializer();
+        if (single || !accept_punct(',')) break;
+    }
+    if (!single) expect_punct(';', "after declaration");
+}
+
+std::vector<Variable> Parser::parameter_list() {
+    std::vector<Variable> params;
+    expect_punct('(', "to open the parameter list");
+    if (accept_punct(')')) return params;
+    for (;;) {
+        if (cur_.kind != TokenKind::DotName || !is_state_space(cur_.text))
+            expected("a parameter declaration (.param or .reg)");
+        declaration({}, true, params);
+        if (accept_punct(')')) return params;
+        if (!accept_punct(',')) expected("',' or ')' in parameter list");
+    }
+}
+
+std::vector<Directive> Parser::performance_directives() {
+    std::vector<Directive> out;
+    while (cur_.kind == TokenKind::DotName) {
+        Directive d{std::string(cur_.text), {}, loc_of(cur_)};
+        advance();
+        if (d.name == ".pragma") {
+            d.text = until_semicolon(".pragma");
+        } else {
+            while (cur_.kind == TokenKind::Number || cur_.kind == TokenKind::Identifier ||
+                   cur_.kind == TokenKind::String || cur_.is(',')) {
+                append_token(d.text, cur_);
+                advance();
+            }
+        }
+        out.push_back(std::move(d));
+    }
+    return out;
+}
+
+Function Parser::function(std::vector<std::string> linkage) {
+    Function f;
+    f.linkage = std::move(linkage);
+    f.loc = loc_of(cur_);
+    f.is_entry = cur_.text == ".entry";
+    advance();
+    if (!f.is_entry && cur_.is('(')) f.returns = parameter_list();
+    if (cur_.kind != TokenKind::Identifier) expected("a function name");
+    f.name = std::string(cur_.text);
+    advance();
+    if (cur_.is('(')) f.params = parameter_list();
+    f.performance = performance_directives();
+    if (accept_punct(';')) return f;
+    if (!cur_.is('{')) expected("'{' or ';' after function header");
+    Token open = cur_;
+    advance();
+    registers_.clear();
+    registers_.emplace_back();
+    declare_registers(f.returns, 0);
+    declare_registers(f.params, 0);
+    f.body.emplace();
+    block(*f.body, open, 1);
+    resolve_labels(*f.body);
+    return f;
+}
+
+void Parser::declare_registers(const std::vector<Variable>& vars, size_t from) {
+    RegisterScope& scope = registers_.back();
+    for (size_t i = from; i < vars.size(); ++i) {
+        const Variable& v = vars[i];
+        if (v.space != ".reg") continue;
+        if (v.range)
+            scope.ranges.emplace_back(v.name, *v.range);
+        else
+            scope.names.insert(v.name);
+    }
+}
+
+void Parser::block(std::vector<Statement>& out, const Token& open, int depth) {
+    if (depth > max_scope_depth)
+        error(open, "scopes nested too deeply (more than " + std::to_string(max_scope_depth) +
+                        " levels)");
+    while (!cur_.is('}')) {
+        if (cur_.kind == TokenKind::End)
+            error(cur_, "expected '}' to close the '{' at " + std::to_string(open.line) + ":" +
+                            std::to_string(open.col) + ", found end of file");
+        statement(out, depth);
+    }
+    advance();
+}
+
+void Parser::statement(std::vector<Statement>& out, int depth) {
+    if (cur_.is('{')) {
+        Token open = cur_;
+        Scope scope;
+        scope.loc = loc_of(cur_);
+        advance();
+        registers_.emplace_back();
+        block(scope.statements, open, depth + 1);
+        registers_.pop_back();
+        out.emplace_back(std::move(scope));
+    } else if (cur_.kind == TokenKind::Identifier && peek().is(':')) {
+        out.emplace_back(Label{std::string(cur_.text), loc_of(cur_)});
+        advance();
+        advance();
+    } else if (cur_.kind == TokenKind::Identifier || cur_.is('@')) {
+        out.emplace_back(instruction());
+    } else if (cur_.kind == TokenKind::DotName) {
+        std::vector<std::string> linkage;
+        Token first = cur_;
+        while (cur_.kind == TokenKind::DotName && is_linkage(cur_.text)) {
+            linkage.emplace_back(cur_.text);
+            advance();
+        }
+        if (cur_.kind == TokenKind::DotName && is_state_space(cur_.text)) {
+            std::vector<Variable> vars;
+            declaration(std::move(linkage), false, vars);
+            declare_registers(vars, 0);
+            for (auto& v : vars)
+                out.emplace_back(std::move(v));
+        } else if (!linkage.empty()) {
+            expected("a state space after " + describe(first));
+        } else {
+            out.emplace_back(directive());
+        }
+    } else {
+        expected("an instruction, label, declaration or directive");
+    }
+}
+
+Instruction Parser::instruction() {
+    Instruction ins;
+    ins.loc = loc_of(cur_);
+    if (accept_punct('@')) {
+        Guard g;
+        g.negated = accept_punct('!');
+        if (cur_.kind != TokenKind::Identifier) expected("a predicate after '@'");
+        g.predicate = std::string(cur_.text);
+        advance();
+        ins.guard = std::move(g);
+        if (cur_.kind != TokenKind::Identifier) expected("an opcode after the guard predicate");
+    }
+    ins.opcode = std::string(cur_.text);
+    advance();
+    while (cur_.kind == TokenKind::DotName) {
+        ins.modifiers.emplace_back(cur_.text);
+        advance();
+    }
+    if (!cur_.is(';')) {
+        for (;;) {
+            ins.operands.push_back(operand(0));
+            if (!accept_punct(',')) break;
+        }
+    }
+    if (!cur_.is(';')) expected("',' or ';' after operand of '" + ins.opcode + "'");
+    advance();
+    ControlKind k = ins.control();
+    if (k == ControlKind::Branch || k == ControlKind::IndirectBranch) {
+        for (auto& op : ins.operands)
+            if (op.kind == Operand::Kind::Symbol && op.offset == 0) op.kind = Operand::Kind::Label;
+    }
+    return ins;
+}
+
+Operand Parser::name_operand() {
+    Operand op;
+    op.text = std::string(cur_.text);
+    advance();
+    if (op.text == "_") {
+        op.kind = Operand::Kind::Sink;
+        op.text.clear();
+        return op;
+    }
+    if (op.text == "WARP_SZ") {
+        op.kind = Operand::Kind::Immediate;
+        return op;
+    }
+    size_t base_len = op.text.size();
+    while (cur_.kind == TokenKind::DotName && !cur_.space_before && is_component(cur_.text)) {
+        op.text.append(cur_.text);
+        advance();
+    }
+    std::string_view base = std::string_view(op.text).substr(0, base_len);
+    op.kind = Operand::Kind::Symbol;
+    for (auto it = registers_.rbegin(); it != registers_.rend(); ++it) {
+        if (it->declares(base)) {
+            op.kind = Operand::Kind::Register;
+            break;
+        }
+    }
+    if (op.kind == Operand::Kind::Symbol && base[0] == '%' && is_special_register(base))
+        op.kind = Operand::Kind::SpecialRegister;
+    return op;
+}
+
+Operand Parser::operand(int depth) {
+    if (depth > max_operand_depth)
+        error(cur_, "operand nested too deeply (more than " + std::to_string(max_operand_depth) +
+                        " levels)");
+    Operand op;
+    if (cur_.is('!')) {
+        advance();
+        if (cur_.kind != TokenKind::Identifier) expected("a predicate after '!'");
+        op = name_operand();
+        op.negated = true;
+    } else if (cur_.kind == TokenKind::Number) {
+        op.kind = Operand::Kind::Immediate;
+        op.text = std::string(cur_.text);
+        advance();
+    } else if (cur_.is('-') && peek().kind == TokenKind::Number) {
+        op.kind = Operand::Kind::Immediate;
+        advance();
+        op.text = "-" + std::string(cur_.text);
+        advance();
+    } else if (cur_.kind == TokenKind::Identifier) {
+        op = name_operand();
+        if ((op.kind == Operand::Kind::Symbol || op.kind == Operand::Kind::Register) &&
+            (cur_.is('+') || cur_.is('-')))
+            op.offset = parse_offset();
+    } else if (cur_.is('[')) {
+        op.kind = Operand::Kind::Address;
+        advance();
+        if (cur_.is(']')) expected("an address");
+        Operand base = operand(depth + 1);
+        std::swap(op.offset, base.offset);
+        op.elements.push_back(std::move(base));
+        while (accept_punct(','))
+            op.elements.push_back(operand(depth + 1));
+        expect_punct(']', "to close the address");
+        return op;
+    } else if (cur_.is('{')) {
+        op.kind = Operand::Kind::Vector;
+        advance();
+        for (;;) {
+            op.elements.push_back(operand(depth + 1));
+            if (!accept_punct(',')) break;
+        }
+        expect_punct('}', "to close the vector");
+        return op;
+    } else if (cur_.is('(')) {
+        op.kind = Operand::Kind::List;
+        advance();
+        if (accept_punct(')')) return op;
+        for (;;) {
+            op.elements.push_back(operand(depth + 1));
+            if (!accept_punct(',')) break;
+        }
+        expect_punct(')', "to close the list");
+        return op;
+    } else {
+        expected("an operand");
+    }
+    if (cur_.is('|')) {
+        advance();
+        Operand pair;
+        pair.kind = Operand::Kind::Pair;
+        pair.elements.push_back(std::move(op));
+        pair.elements.push_back(operand(depth + 1));
+        return pair;
+    }
+    return op;
+}
+
+void collect_labels(const std::vector<Statement>& body, std::unordered_set<std::string_view>& out) {
+    for (const auto& s : body) {
+        if (auto* l = std::get_if<Label>(&s))
+            out.insert(l->name);
+        else if (auto* sc = std::get_if<Scope>(&s))
+            collect_labels(sc->statements, out);
+    }
+}
+
+void mark_labels(std::vector<Statement>& body, const std::unordered_set<std::string_view>& labels) {
+    for (auto& s : body) {
+        if (auto* ins = std::get_if<Instruction>(&s)) {
+            for (auto& op : ins->operands)
+                if (op.kind == Operand::Kind::Symbol && op.offset == 0 && labels.count(op.text))
+                    op.kind = Operand::Kind::Label;
+        } else if (auto* sc = std::get_if<Scope>(&s)) {
+            mark_labels(sc->statements, labels);
+        }
+    }
+}
+
+void Parser::resolve_labels(std::vector<Statement>& body) {
+    std::unordered_set<std::string_view> labels;
+    collect_labels(body, labels);
+    if (!labels.empty()) mark_labels(body, labels);
+}
+
+void Parser::top_level(Module& m) {
+    std::string_view t = cur_.text;
+    if (t == ".version") {
+        advance();
+        if (cur_.kind != TokenKind::Number) expected("a version number after .version");
+        m.version = std::string(cur_.text);
+        advance();
+        return;
+    }
+    if (t == ".target") {
+        advance();
+        for (;;) {
+            if (cur_.kind != TokenKind::Identifier) expected("a target name after .target");
+            m.target.emplace_back(cur_.text);
+            advance();
+            if (!accept_punct(',')) return;
+        }
+    }
+    if (t == ".address_size") {
+        advance();
+        m.address_size = expect_u32("an address size after .address_size");
+        return;
+    }
+    std::vector<std::string> linkage;
+    Token first = cur_;
+    while (cur_.kind == TokenKind::DotName && is_linkage(cur_.text)) {
+        linkage.emplace_back(cur_.text);
+        advance();
+    }
+    if (cur_.kind == TokenKind::DotName && (cur_.text == ".entry" || cur_.text == ".func")) {
+        m.items.emplace_back(function(std::move(linkage)));
+    } else if (cur_.kind == TokenKind::DotName && is_state_space(cur_.text)) {
+        std::vector<Variable> vars;
+        registers_.clear();
+        declaration(std::move(linkage), false, vars);
+        for (auto& v : vars)
+            m.items.emplace_back(std::move(v));
+    } else if (!linkage.empty()) {
+        expected("a function or variable declaration after " + describe(first));
+    } else if (cur_.kind == TokenKind::DotName) {
+        m.items.emplace_back(directive());
+    } else {
+        expected("a directive, declaration or function");
+    }
+}
+
+Module Parser::parse_module() {
+    Module m;
+    advance();
+    while (cur_.kind != TokenKind::End)
+        top_level(m);
+    return m;
+}
+
+} // namespace
+
+Module parse(std::string_view text, std::string_view filename) {
+    if (text.size() >= std::numeric_limits<uint32_t>::max())
+        throw ParseError(std::string(filename), 1, 1, "input larger than 4 GiB");
+    Parser parser(text, filename);
+    return parser.parse_module();
+}
+
+} // namespace cfr::ptx
