@@ -1,0 +1,10 @@
+// bitonic_sort through the runtime API: the kernel is compiled into this program and launched with
+// <<<>>>.
+#include "../common/runtime.cuh"
+#include "kernel.cu"
+#include "problem.hpp"
+
+int main() {
+    BitonicSort problem;
+    return examples::run_runtime(problem, bitonic_sort);
+}

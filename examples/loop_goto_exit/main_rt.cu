@@ -1,0 +1,10 @@
+// loop_goto_exit through the runtime API: the kernel is compiled into this program and launched
+// with <<<>>>.
+#include "../common/runtime.cuh"
+#include "kernel.cu"
+#include "problem.hpp"
+
+int main() {
+    LoopGotoExit problem;
+    return examples::run_runtime(problem, loop_goto_exit);
+}

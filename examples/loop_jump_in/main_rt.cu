@@ -1,0 +1,10 @@
+// loop_jump_in through the runtime API: the kernel is compiled into this program and launched with
+// <<<>>>.
+#include "../common/runtime.cuh"
+#include "kernel.cu"
+#include "problem.hpp"
+
+int main() {
+    LoopJumpIn problem;
+    return examples::run_runtime(problem, loop_jump_in);
+}

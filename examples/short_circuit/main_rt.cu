@@ -1,0 +1,10 @@
+// short_circuit through the runtime API: the kernel is compiled into this program and launched with
+// <<<>>>.
+#include "../common/runtime.cuh"
+#include "kernel.cu"
+#include "problem.hpp"
+
+int main() {
+    ShortCircuit problem;
+    return examples::run_runtime(problem, short_circuit);
+}

@@ -1,0 +1,10 @@
+// stencil through the runtime API: the kernel is compiled into this program and launched with
+// <<<>>>.
+#include "../common/runtime.cuh"
+#include "kernel.cu"
+#include "problem.hpp"
+
+int main() {
+    Stencil problem;
+    return examples::run_runtime(problem, stencil);
+}

@@ -1,0 +1,10 @@
+// tree_walk through the runtime API: the kernel is compiled into this program and launched with
+// <<<>>>.
+#include "../common/runtime.cuh"
+#include "kernel.cu"
+#include "problem.hpp"
+
+int main() {
+    TreeWalk problem;
+    return examples::run_runtime(problem, tree_walk);
+}

@@ -1,0 +1,10 @@
+// vector_add through the runtime API: the kernel is compiled into this program and launched with
+// <<<>>>.
+#include "../common/runtime.cuh"
+#include "kernel.cu"
+#include "problem.hpp"
+
+int main() {
+    VectorAdd problem;
+    return examples::run_runtime(problem, vector_add);
+}
