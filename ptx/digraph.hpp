@@ -2,6 +2,7 @@
 // whether it comes from a PTX function or is built by hand.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

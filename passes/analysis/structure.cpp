@@ -1,0 +1,254 @@
+#include "passes/analysis/structure.hpp"
+
+#include "passes/analysis/unstructured_edges.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+
+namespace cfr::analysis {
+
+namespace {
+
+std::vector<bool> reachable(const Digraph& g, NodeId entry) {
+    std::vector<bool> seen(g.size(), false);
+    std::vector<NodeId> stack{entry};
+    seen[entry] = true;
+    while (!stack.empty()) {
+        const NodeId v = stack.back();
+        stack.pop_back();
+        for (NodeId s : g.succ[v])
+            if (!seen[s]) {
+                seen[s] = true;
+                stack.push_back(s);
+            }
+    }
+    return seen;
+}
+
+// A graph being contracted: distinct successors and predecessors per live node.
+class Contraction {
+public:
+    Contraction(const Digraph& g, const std::vector<bool>& live, NodeId entry, Rules rules)
+        : succ_(g.size()), pred_(g.size()), live_(live), entry_(entry), rules_(rules),
+          queued_(g.size(), 0) {
+        for (NodeId u = 0; u < g.size(); ++u) {
+            if (!live_[u]) continue;
+            for (NodeId v : g.succ[u]) {
+                succ_[u].insert(v);
+                pred_[v].insert(u);
+            }
+        }
+    }
+
+    bool run(const std::vector<NodeId>& order) {
+        for (NodeId v : order)
+            if (live_[v]) push(v);
+        for (;;) {
+            while (!work_.empty()) {
+                const NodeId n = work_.front();
+                work_.pop_front();
+                queued_[n] = 0;
+                if (live_[n]) step(n);
+            }
+            // Every rule was tried at every node touched; one more sweep confirms the fixpoint.
+            for (NodeId v : order)
+                if (live_[v] && step(v)) break;
+            if (work_.empty()) break;
+        }
+        size_t alive = 0;
+        NodeId last = 0;
+        for (NodeId v = 0; v < live_.size(); ++v)
+            if (live_[v]) ++alive, last = v;
+        return alive == 1 && succ_[last].empty();
+    }
+
+private:
+    std::vector<std::set<NodeId>> succ_, pred_;
+    std::vector<bool> live_;
+    NodeId entry_;
+    Rules rules_;
+    std::vector<char> queued_;
+    std::deque<NodeId> work_;
+
+    void push(NodeId v) {
+        if (!queued_[v]) {
+            queued_[v] = 1;
+            work_.push_back(v);
+        }
+    }
+    void touch(NodeId v) {
+        push(v);
+        for (NodeId p : pred_[v]) {
+            push(p);
+            for (NodeId q : pred_[p])
+                push(q);
+        }
+        for (NodeId s : succ_[v])
+            push(s);
+    }
+    void erase_edge(NodeId u, NodeId v) {
+        succ_[u].erase(v);
+        pred_[v].erase(u);
+    }
+    // Moves b's remaining edges to a and deletes b; an edge between them becomes a self-loop.
+    void absorb(NodeId a, NodeId b) {
+        for (NodeId s : succ_[b]) {
+            pred_[s].erase(b);
+            const NodeId t = s == b ? a : s;
+            succ_[a].insert(t);
+            pred_[t].insert(a);
+        }
+        for (NodeId p : pred_[b]) {
+            if (p == b) continue;
+            succ_[p].erase(b);
+            succ_[p].insert(a);
+            pred_[a].insert(p);
+        }
+        succ_[b].clear();
+        pred_[b].clear();
+        live_[b] = false;
+    }
+    bool single(const std::set<NodeId>& s, NodeId v) const {
+        return s.size() == 1 && *s.begin() == v;
+    }
+
+    bool step(NodeId n) {
+        std::set<NodeId> neighbours(pred_[n].begin(), pred_[n].end());
+        neighbours.insert(succ_[n].begin(), succ_[n].end());
+        const bool applied = rules_ == Rules::T1T2
+                                 ? t1(n) || t2(n)
+                                 : rule3(n) || rule2(n) || (rules_ == Rules::Sese && rule4(n));
+        if (!applied) return false;
+        touch(n);
+        for (NodeId v : neighbours)
+            if (live_[v]) touch(v);
+        return true;
+    }
+
+    bool t1(NodeId n) {
+        if (!succ_[n].count(n)) return false;
+        erase_edge(n, n);
+        return true;
+    }
+    bool t2(NodeId n) {
+        if (n == entry_ || pred_[n].size() != 1) return false;
+        const NodeId m = *pred_[n].begin();
+        if (m == n) return false;
+        erase_edge(m, n);
+        absorb(m, n);
+        return true;
+    }
+    bool rule3(NodeId n) {
+        if (!succ_[n].count(n) || succ_[n].size() != 2) return false;
+        erase_edge(n, n);
+        return true;
+    }
+    // Rule 2; with no branch nodes it is rule 1.
+    bool rule2(NodeId n) {
+        const std::set<NodeId>& out = succ_[n];
+        if (out.empty() || out.count(n)) return false;
+        std::vector<NodeId> branches;
+        NodeId join = kNoJoin;
+        auto set_join = [&](NodeId j) {
+            if (join != kNoJoin && join != j) return false;
+            join = j;
+            return true;
+        };
+        for (NodeId s : out) {
+            const bool branch = single(pred_[s], n) && succ_[s].size() == 1 &&
+                                *succ_[s].begin() != s && *succ_[s].begin() != n;
+            if (branch && out.size() > 1) {
+                branches.push_back(s);
+                if (!set_join(*succ_[s].begin())) return false;
+            } else if (!set_join(s)) {
+                return false;
+            }
+        }
+        if (join == n) return false;
+        for (NodeId p : pred_[join])
+            if (p != n && !std::binary_search(branches.begin(), branches.end(), p)) return false;
+        for (NodeId b : branches) {
+            erase_edge(n, b);
+            erase_edge(b, join);
+            absorb(n, b);
+        }
+        if (succ_[n].count(join)) erase_edge(n, join);
+        absorb(n, join);
+        return true;
+    }
+    bool rule4(NodeId n) {
+        for (NodeId s : succ_[n]) {
+            if (s == n || !single(pred_[s], n) || !single(succ_[s], n)) continue;
+            erase_edge(n, s);
+            erase_edge(s, n);
+            live_[s] = false;
+            return true;
+        }
+        return false;
+    }
+
+    static constexpr NodeId kNoJoin = ~NodeId{0};
+};
+
+} // namespace
+
+std::string_view to_string(StructuralClass klass) {
+    switch (klass) {
+    case StructuralClass::Linear:
+        return "linear";
+    case StructuralClass::TailStructured:
+        return "tail-structured";
+    case StructuralClass::Sese:
+        return "SESE";
+    case StructuralClass::Reducible:
+        return "reducible";
+    case StructuralClass::Irreducible:
+        return "irreducible";
+    }
+    return "?";
+}
+
+bool is_linear(const Digraph& g, NodeId entry, NodeId exit) {
+    const std::vector<bool> live = reachable(g, entry);
+    if (!live[exit]) return false;
+    for (NodeId v = 0; v < g.size(); ++v) {
+        if (!live[v]) continue;
+        const size_t in = static_cast<size_t>(
+            std::count_if(g.pred[v].begin(), g.pred[v].end(), [&](NodeId u) { return live[u]; }));
+        if (g.succ[v].size() != (v == exit ? 0u : 1u)) return false;
+        if (in != (v == entry ? 0u : 1u)) return false;
+    }
+    return true;
+}
+
+bool contracts(const Digraph& g, NodeId entry, NodeId exit, Rules rules,
+               const std::vector<NodeId>& order) {
+    std::vector<bool> live = reachable(g, entry);
+    if (rules != Rules::T1T2) live[exit] = true;
+    std::vector<NodeId> sequence = order;
+    if (sequence.empty())
+        for (NodeId v = 0; v < g.size(); ++v)
+            sequence.push_back(v);
+    Contraction c(g, live, entry, rules);
+    return c.run(sequence);
+}
+
+StructureReport classify(const Digraph& g, NodeId entry, NodeId exit) {
+    StructureReport r;
+    r.cyclic = is_cyclic(g, entry);
+    if (is_linear(g, entry, exit))
+        r.klass = StructuralClass::Linear;
+    else if (contracts(g, entry, exit, Rules::TailStructured))
+        r.klass = StructuralClass::TailStructured;
+    else if (contracts(g, entry, exit, Rules::Sese))
+        r.klass = StructuralClass::Sese;
+    else if (contracts(g, entry, exit, Rules::T1T2))
+        r.klass = StructuralClass::Reducible;
+    else
+        r.klass = StructuralClass::Irreducible;
+    r.unstructured_edges = unstructured_edges(g, entry, exit);
+    return r;
+}
+
+} // namespace cfr::analysis

@@ -1,0 +1,263 @@
+// CFG construction and layout for PTX function bodies.
+//
+// Leaders: the first statement, every label that is not a branch-target or call-target table, and
+// the first label or instruction after a block's control transfer. Declarations and directives that
+// follow a control transfer stay with the block they follow, so that every block begins with its
+// labels. A table (`$t: .branchtargets A, B;` or `.calltargets`) is data: its label is not a
+// leader and it stays where it is. Edges: `bra` Taken, `brx.idx` Indirect (one per distinct
+// target), `ret`/`exit`/`trap` Exit to the virtual exit, and a FallThrough to the next block (to
+// the virtual exit from the last block) wherever control can reach the end of a block.
+#include "ptx/cfg.hpp"
+
+#include <algorithm>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace cfr::ptx {
+
+namespace {
+
+bool is_table_directive(const Statement& s) {
+    const auto* d = std::get_if<Directive>(&s);
+    return d && (d->name == ".branchtargets" || d->name == ".calltargets");
+}
+
+// A label immediately followed by a .branchtargets/.calltargets directive names a table.
+bool is_table_label(const std::vector<Statement>& statements, size_t i) {
+    return std::holds_alternative<Label>(statements[i]) && i + 1 < statements.size() &&
+           is_table_directive(statements[i + 1]);
+}
+
+bool transfers_control(const Instruction& instruction) {
+    switch (instruction.control()) {
+    case ControlKind::Branch:
+    case ControlKind::IndirectBranch:
+    case ControlKind::Return:
+    case ControlKind::Exit:
+    case ControlKind::Trap:
+        return true;
+    case ControlKind::None:
+    case ControlKind::Call:
+        return false;
+    }
+    return false;
+}
+
+bool has_control_flow(const std::vector<Statement>& statements) {
+    for (const Statement& s : statements) {
+        if (std::holds_alternative<Label>(s)) return true;
+        if (const auto* i = std::get_if<Instruction>(&s); i && transfers_control(*i)) return true;
+        if (const auto* scope = std::get_if<Scope>(&s);
+            scope && has_control_flow(scope->statements))
+            return true;
+    }
+    return false;
+}
+
+std::string trim(std::string_view text) {
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos) return {};
+    const auto last = text.find_last_not_of(" \t\r\n");
+    return std::string(text.substr(first, last - first + 1));
+}
+
+std::vector<std::string> split_targets(std::string_view text) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t comma = text.find(',', start);
+        const size_t end = comma == std::string_view::npos ? text.size() : comma;
+        if (std::string name = trim(text.substr(start, end - start)); !name.empty())
+            out.push_back(std::move(name));
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+std::string where(const Function& function, const SourceLoc& loc) {
+    std::string s = "function " + function.name;
+    if (loc.line != 0) s += " (line " + std::to_string(loc.line) + ")";
+    return s;
+}
+
+} // namespace
+
+std::string BasicBlock::label() const {
+    for (size_t i = 0; i < statements.size(); ++i) {
+        if (!std::holds_alternative<Label>(statements[i])) break;
+        if (!is_table_label(statements, i)) return std::get<Label>(statements[i]).name;
+        ++i; // skip the table's directive
+    }
+    return {};
+}
+
+const Instruction* BasicBlock::terminator() const {
+    for (auto it = statements.rbegin(); it != statements.rend(); ++it) {
+        if (const auto* i = std::get_if<Instruction>(&*it))
+            return transfers_control(*i) ? i : nullptr;
+    }
+    return nullptr;
+}
+
+Digraph Cfg::graph() const {
+    Digraph g(blocks.size() + 1);
+    for (const CfgEdge& e : edges)
+        g.add_edge(e.from, e.to);
+    return g;
+}
+
+Cfg build_cfg(const Function& function) {
+    if (!function.body) throw CfgError(where(function, function.loc) + ": has no body");
+    const std::vector<Statement>& body = *function.body;
+
+    Cfg cfg;
+    cfg.blocks.emplace_back();
+    bool only_labels = true; // the current block holds nothing but labels so far
+    bool terminated = false; // the current block has its control transfer
+    for (size_t i = 0; i < body.size(); ++i) {
+        const Statement& s = body[i];
+        if (is_table_label(body, i)) {
+            cfg.blocks.back().statements.push_back(s);
+            cfg.blocks.back().statements.push_back(body[++i]);
+            only_labels = false;
+            continue;
+        }
+        const bool label = std::holds_alternative<Label>(s);
+        const auto* instruction = std::get_if<Instruction>(&s);
+        const bool code = instruction || std::holds_alternative<Scope>(s);
+        if ((label && !only_labels) || (code && terminated)) {
+            cfg.blocks.emplace_back();
+            only_labels = true;
+            terminated = false;
+        }
+        if (const auto* scope = std::get_if<Scope>(&s);
+            scope && has_control_flow(scope->statements))
+            throw CfgError(where(function, scope->loc) +
+                           ": a nested { } scope with labels or branches has no CFG");
+        cfg.blocks.back().statements.push_back(s);
+        if (!label) only_labels = false;
+        if (instruction && transfers_control(*instruction)) terminated = true;
+    }
+
+    std::unordered_map<std::string, BlockId> block_of;
+    std::unordered_map<std::string, const Directive*> tables;
+    for (BlockId b = 0; b < cfg.blocks.size(); ++b) {
+        const auto& statements = cfg.blocks[b].statements;
+        for (size_t i = 0; i < statements.size(); ++i) {
+            const auto* l = std::get_if<Label>(&statements[i]);
+            if (!l) continue;
+            if (is_table_label(statements, i))
+                tables[l->name] = &std::get<Directive>(statements[i + 1]);
+            else
+                block_of[l->name] = b;
+        }
+    }
+    auto resolve = [&](const std::string& name, const SourceLoc& loc) {
+        const auto it = block_of.find(name);
+        if (it == block_of.end())
+            throw CfgError(where(function, loc) + ": branch to undefined label " + name);
+        return it->second;
+    };
+
+    const BlockId exit = cfg.exit();
+    for (BlockId b = 0; b < cfg.blocks.size(); ++b) {
+        const BlockId next = b + 1 < cfg.blocks.size() ? b + 1 : exit;
+        const Instruction* t = cfg.blocks[b].terminator();
+        if (!t) {
+            cfg.edges.push_back({b, next, EdgeKind::FallThrough});
+            continue;
+        }
+        switch (t->control()) {
+        case ControlKind::Branch:
+            if (t->operands.empty())
+                throw CfgError(where(function, t->loc) + ": bra without a target");
+            cfg.edges.push_back({b, resolve(t->operands.front().text, t->loc), EdgeKind::Taken});
+            break;
+        case ControlKind::IndirectBranch: {
+            std::vector<std::string> names;
+            const Operand* list = t->operands.empty() ? nullptr : &t->operands.back();
+            if (list && list->kind == Operand::Kind::List) {
+                for (const Operand& e : list->elements)
+                    names.push_back(e.text);
+            } else if (list) {
+                const auto it = tables.find(list->text);
+                if (it == tables.end())
+                    throw CfgError(where(function, t->loc) + ": brx.idx names no .branchtargets " +
+                                   "table: " + list->text);
+                names = split_targets(it->second->text);
+            }
+            if (names.empty())
+                throw CfgError(where(function, t->loc) + ": brx.idx without targets");
+            std::vector<BlockId> seen;
+            for (const std::string& name : names) {
+                const BlockId target = resolve(name, t->loc);
+                if (std::find(seen.begin(), seen.end(), target) != seen.end()) continue;
+                seen.push_back(target);
+                cfg.edges.push_back({b, target, EdgeKind::Indirect});
+            }
+            break;
+        }
+        default:
+            cfg.edges.push_back({b, exit, EdgeKind::Exit});
+            break;
+        }
+        if (t->guard) cfg.edges.push_back({b, next, EdgeKind::FallThrough});
+    }
+    return cfg;
+}
+
+std::vector<Statement> layout(const Cfg& cfg) {
+    const size_t n = cfg.blocks.size();
+    std::vector<BlockId> fall(n, cfg.exit() + 1); // none
+    for (const CfgEdge& e : cfg.edges)
+        if (e.kind == EdgeKind::FallThrough) fall[e.from] = e.to;
+
+    std::unordered_set<std::string> names;
+    for (const BasicBlock& b : cfg.blocks)
+        for (const Statement& s : b.statements)
+            if (const auto* l = std::get_if<Label>(&s)) names.insert(l->name);
+    unsigned counter = 0;
+    auto fresh = [&] {
+        std::string name;
+        do {
+            name = "$L__cfr_" + std::to_string(counter++);
+        } while (names.count(name));
+        names.insert(name);
+        return name;
+    };
+
+    std::vector<std::string> labels(n);
+    for (BlockId b = 0; b < n; ++b)
+        labels[b] = cfg.blocks[b].label();
+    std::vector<std::string> added(n); // a label to create at the start of a block
+    auto needs_jump = [&](BlockId b) {
+        const BlockId t = fall[b];
+        if (t > cfg.exit()) return false;
+        return b + 1 < n ? t != b + 1 : t != cfg.exit();
+    };
+    for (BlockId b = 0; b < n; ++b) {
+        const BlockId t = fall[b];
+        if (needs_jump(b) && t < n && labels[t].empty()) labels[t] = added[t] = fresh();
+    }
+
+    std::vector<Statement> out;
+    for (BlockId b = 0; b < n; ++b) {
+        if (!added[b].empty()) out.push_back(Label{added[b], {}});
+        const auto& statements = cfg.blocks[b].statements;
+        out.insert(out.end(), statements.begin(), statements.end());
+        if (!needs_jump(b)) continue;
+        Instruction jump;
+        if (fall[b] == cfg.exit()) {
+            jump.opcode = "ret";
+        } else {
+            jump.opcode = "bra";
+            jump.operands.push_back(Operand{Operand::Kind::Label, labels[fall[b]], false, 0, {}});
+        }
+        out.push_back(std::move(jump));
+    }
+    return out;
+}
+
+} // namespace cfr::ptx
