@@ -1,4 +1,4 @@
-// Inputs and reference for tree_walk: the trie holds the suffixes (up to depth 12) of a random
+// Inputs and reference for tree_walk: the trie holds the suffixes (up to depth 16) of a random
 // 64-base reference; queries are reference substrings with random substitutions and 'N's, so
 // match lengths range from 0 to the full 16.
 #pragma once
@@ -10,7 +10,7 @@ struct TreeWalk {
     static constexpr int n = 1024;
     static constexpr int qlen = 16;
     static constexpr int ref_len = 64;
-    static constexpr int depth = 12;
+    static constexpr int depth = 16;
     static constexpr unsigned char base_n = 4;
     std::vector<int> children, match_len, end_node, want_len, want_node;
     std::vector<unsigned char> queries;
