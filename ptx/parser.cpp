@@ -595,8 +595,12 @@ Instruction Parser::instruction() {
     advance();
     ControlKind k = ins.control();
     if (k == ControlKind::Branch || k == ControlKind::IndirectBranch) {
-        for (auto& op : ins.operands)
+        // bra's target is its last operand; brx.idx's table follows the index.
+        size_t first = k == ControlKind::Branch ? ins.operands.size() - 1 : 1;
+        for (size_t i = first; i < ins.operands.size(); ++i) {
+            Operand& op = ins.operands[i];
             if (op.kind == Operand::Kind::Symbol && op.offset == 0) op.kind = Operand::Kind::Label;
+        }
     }
     return ins;
 }

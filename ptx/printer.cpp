@@ -187,8 +187,12 @@ void print_function(std::string& out, const Function& f) {
     if (!f.params.empty()) print_parameters(out, f.params);
     out += '\n';
     for (const auto& d : f.performance) {
-        print_directive(out, d);
-        out += '\n';
+        out += d.name;
+        if (!d.text.empty()) {
+            out += ' ';
+            out += d.text;
+        }
+        out += d.name == ".pragma" ? ";\n" : "\n";
     }
     if (!f.body) {
         out += ";\n";
