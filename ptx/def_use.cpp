@@ -1,40 +1,17 @@
 #include "ptx/def_use.hpp"
 
 #include <algorithm>
-#include <array>
+#include <iterator>
 
 namespace cfr::ptx {
 namespace {
 
-constexpr std::array kNoDestination = {
-    std::string_view("st"),
-    "red",
-    "bar",
-    "barrier",
-    "bra",
-    "brx",
-    "ret",
-    "exit",
-    "trap",
-    "membar",
-    "fence",
-    "prefetch",
-    "prefetchu",
-    "sust",
-    "sured",
-    "nanosleep",
-    "pmevent",
-    "call",
-    "cp",
-    "stmatrix",
-    "multimem",
-    "discard",
-    "applypriority",
-    "griddepcontrol",
-    "setmaxnreg",
-    "brkpt",
-    "wmma",
-    "tensormap",
+constexpr std::string_view kNoDestination[] = {
+    "st",         "red",      "bar",      "barrier",   "bra",           "brx",
+    "ret",        "exit",     "trap",     "membar",    "fence",         "prefetch",
+    "prefetchu",  "sust",     "sured",    "nanosleep", "pmevent",       "call",
+    "cp",         "stmatrix", "multimem", "discard",   "applypriority", "griddepcontrol",
+    "setmaxnreg", "brkpt",    "wmma",     "tensormap",
 };
 
 void collect_registers(const Operand& operand, std::vector<std::string_view>& out) {
@@ -69,8 +46,8 @@ bool has_destination(const Instruction& instruction) {
     if (instruction.opcode == "wmma")
         return std::find(instruction.modifiers.begin(), instruction.modifiers.end(), ".store") ==
                instruction.modifiers.end();
-    return std::find(kNoDestination.begin(), kNoDestination.end(), instruction.opcode) ==
-           kNoDestination.end();
+    return std::find(std::begin(kNoDestination), std::end(kNoDestination), instruction.opcode) ==
+           std::end(kNoDestination);
 }
 
 std::vector<std::string_view> defined_registers(const Instruction& instruction) {
