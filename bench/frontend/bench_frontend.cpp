@@ -7,13 +7,14 @@
 #include "tools/common/table.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fmt/format.h>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 namespace {
 

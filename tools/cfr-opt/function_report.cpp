@@ -4,8 +4,9 @@
 #include "ptx/cfg.hpp"
 #include "tools/common/table.hpp"
 
-#include <array>
 #include <fmt/format.h>
+
+#include <array>
 #include <map>
 
 namespace cfr::tools {
@@ -62,8 +63,9 @@ std::vector<FunctionReport> report_functions(const ptx::Module& module) {
 
 void print_classification(std::ostream& out, const std::vector<FunctionReport>& reports) {
     using A = Table::Align;
-    Table functions({"function", "kind", "blocks", "edges", "class", "cyclic", "unstructured edges"},
-                    {A::Left, A::Left, A::Right, A::Right, A::Left, A::Left, A::Right});
+    Table functions(
+        {"function", "kind", "blocks", "edges", "class", "cyclic", "unstructured edges"},
+        {A::Left, A::Left, A::Right, A::Right, A::Left, A::Left, A::Right});
     for (const auto& r : reports)
         functions.add_row({r.name, r.is_entry ? "entry" : "func", std::to_string(r.blocks),
                            std::to_string(r.edges),
@@ -83,8 +85,8 @@ void print_classification(std::ostream& out, const std::vector<FunctionReport>& 
         const auto c = counts[name];
         total[0] += c[0];
         total[1] += c[1];
-        summary.add_row({name, std::to_string(c[0]), std::to_string(c[1]),
-                         std::to_string(c[0] + c[1])});
+        summary.add_row(
+            {name, std::to_string(c[0]), std::to_string(c[1]), std::to_string(c[0] + c[1])});
     }
     summary.add_rule();
     summary.add_row({"all", std::to_string(total[0]), std::to_string(total[1]),

@@ -4,6 +4,7 @@
 #include "ptx/ir.hpp"
 
 #include <nlohmann/json.hpp>
+
 #include <ostream>
 #include <string>
 #include <utility>

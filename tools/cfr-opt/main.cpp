@@ -8,6 +8,7 @@
 #include "tools/common/files.hpp"
 
 #include <CLI/CLI.hpp>
+
 #include <filesystem>
 #include <iostream>
 

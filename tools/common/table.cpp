@@ -14,13 +14,17 @@ void Table::add_row(std::vector<std::string> cells) {
     rows_.push_back(std::move(cells));
 }
 
-void Table::add_rule() { rows_.emplace_back(); }
+void Table::add_rule() {
+    rows_.emplace_back();
+}
 
 void Table::print(std::ostream& out) const {
     std::vector<size_t> widths(headers_.size());
-    for (size_t c = 0; c < headers_.size(); ++c) widths[c] = headers_[c].size();
+    for (size_t c = 0; c < headers_.size(); ++c)
+        widths[c] = headers_[c].size();
     for (const auto& row : rows_)
-        for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+        for (size_t c = 0; c < row.size(); ++c)
+            widths[c] = std::max(widths[c], row[c].size());
 
     auto print_cells = [&](const std::vector<std::string>& cells) {
         std::string line;
@@ -31,12 +35,14 @@ void Table::print(std::ostream& out) const {
             line += cells[c];
             if (aligns_[c] == Align::Left && c + 1 < cells.size()) line.append(pad, ' ');
         }
-        while (!line.empty() && line.back() == ' ') line.pop_back();
+        while (!line.empty() && line.back() == ' ')
+            line.pop_back();
         out << line << '\n';
     };
     auto print_rule = [&] {
         size_t total = 0;
-        for (size_t w : widths) total += w;
+        for (size_t w : widths)
+            total += w;
         out << std::string(total + 2 * (widths.size() - 1), '-') << '\n';
     };
 
