@@ -8,7 +8,25 @@ namespace cfr::analysis {
 
 namespace {
 
-std::vector<NodeId> lengauer_tarjan(const BoostGraph& b, NodeId root) {
+// Boost's Lengauer-Tarjan miscounts predecessors that the root does not reach, so the search runs
+// on the subgraph of edges whose source is reached.
+std::vector<NodeId> lengauer_tarjan(const Digraph& g, NodeId root, bool reversed) {
+    const std::vector<std::vector<NodeId>>& out = reversed ? g.pred : g.succ;
+    std::vector<bool> seen(g.size(), false);
+    std::vector<NodeId> stack{root};
+    seen[root] = true;
+    BoostGraph b(g.size());
+    while (!stack.empty()) {
+        const NodeId u = stack.back();
+        stack.pop_back();
+        for (NodeId v : out[u]) {
+            boost::add_edge(u, v, b);
+            if (!seen[v]) {
+                seen[v] = true;
+                stack.push_back(v);
+            }
+        }
+    }
     using Vertex = boost::graph_traits<BoostGraph>::vertex_descriptor;
     const size_t n = boost::num_vertices(b);
     std::vector<Vertex> dom(n, boost::graph_traits<BoostGraph>::null_vertex());
@@ -64,11 +82,11 @@ NodeId DominatorTree::common_dominator(NodeId a, NodeId b) const {
 }
 
 DominatorTree dominators(const Digraph& g, NodeId entry) {
-    return finish(lengauer_tarjan(to_boost(g), entry), entry);
+    return finish(lengauer_tarjan(g, entry, false), entry);
 }
 
 DominatorTree post_dominators(const Digraph& g, NodeId exit) {
-    std::vector<NodeId> idom = lengauer_tarjan(to_boost(g, true), exit);
+    std::vector<NodeId> idom = lengauer_tarjan(g, exit, true);
     for (NodeId v = 0; v < idom.size(); ++v)
         if (v != exit && idom[v] == kNoNode) idom[v] = exit;
     return finish(std::move(idom), exit);
