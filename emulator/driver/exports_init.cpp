@@ -1,0 +1,47 @@
+// cuInit and cuDriverGetVersion. cuInit creates the emulated device; CFRJIT_EMU_THREADS picks the
+// number of host threads that run blocks (1, the default, is the deterministic schedule; 0 is one
+// per core) and CFRJIT_EMU_MAX_INSTRUCTIONS bounds a launch's warp instructions.
+#include "emulator/driver/driver.hpp"
+
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+uint64_t env_number(const char* name, uint64_t fallback) {
+    const char* text = std::getenv(name);
+    if (!text || !*text)
+        return fallback;
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text, &end, 10);
+    return end && *end == '\0' ? value : fallback;
+}
+
+} // namespace
+
+CFR_EXPORT CUresult cuInit(unsigned int Flags) {
+    using namespace cfr::driver;
+    if (Flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    State& s = state();
+    Lock lock(s.mutex);
+    if (s.initialized)
+        return CUDA_SUCCESS;
+    cfr::emu::DeviceOptions options;
+    options.threads = static_cast<unsigned>(env_number("CFRJIT_EMU_THREADS", 1));
+    options.max_warp_instructions = env_number("CFRJIT_EMU_MAX_INSTRUCTIONS", 0);
+    s.device = new cfr::emu::Device(options);
+    s.primary = new Context;
+    s.primary->primary = true;
+    s.primary->id = s.next_id++;
+    s.contexts.insert(s.primary);
+    s.initialized = true;
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuDriverGetVersion(int* driverVersion) {
+    if (!driverVersion)
+        return CUDA_ERROR_INVALID_VALUE;
+    *driverVersion = cfr::driver::kDriverVersion;
+    return CUDA_SUCCESS;
+}
