@@ -1,18 +1,30 @@
 // The PTX lexer: identifiers, dotted names, numbers, strings and punctuation, skipping comments.
 #include "ptx/lexer.hpp"
 
+#include <array>
 #include <cstdio>
 
 namespace cfr::ptx {
 
 namespace {
 
+enum : uint8_t { ident_start = 1, ident_char = 2 };
+
+constexpr std::array<uint8_t, 256> char_classes = [] {
+    std::array<uint8_t, 256> t{};
+    for (int c = 0; c < 256; ++c) {
+        bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
+        if (letter || c == '%') t[c] |= ident_start;
+        if (letter || (c >= '0' && c <= '9')) t[c] |= ident_char;
+    }
+    return t;
+}();
+
 bool is_ident_start(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c == '%';
+    return char_classes[static_cast<unsigned char>(c)] & ident_start;
 }
 bool is_ident_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '$';
+    return char_classes[static_cast<unsigned char>(c)] & ident_char;
 }
 bool is_digit(char c) {
     return c >= '0' && c <= '9';

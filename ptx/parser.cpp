@@ -581,6 +581,8 @@ Instruction Parser::instruction() {
     }
     ins.opcode = std::string(cur_.text);
     advance();
+    ins.modifiers.reserve(4);
+    ins.operands.reserve(4);
     while (cur_.kind == TokenKind::DotName) {
         ins.modifiers.emplace_back(cur_.text);
         advance();
