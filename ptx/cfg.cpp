@@ -20,10 +20,11 @@ namespace {
 
 bool is_table_directive(const Statement& s) {
     const auto* d = std::get_if<Directive>(&s);
-    return d && (d->name == ".branchtargets" || d->name == ".calltargets");
+    return d && (d->name == ".branchtargets" || d->name == ".calltargets" ||
+                 d->name == ".callprototype");
 }
 
-// A label immediately followed by a .branchtargets/.calltargets directive names a table.
+// A label immediately followed by .branchtargets, .calltargets or .callprototype names data.
 bool is_table_label(const std::vector<Statement>& statements, size_t i) {
     return std::holds_alternative<Label>(statements[i]) && i + 1 < statements.size() &&
            is_table_directive(statements[i + 1]);
@@ -44,12 +45,37 @@ bool transfers_control(const Instruction& instruction) {
     return false;
 }
 
-bool has_control_flow(const std::vector<Statement>& statements) {
+std::vector<std::string> split_targets(std::string_view text);
+
+// Names that a bra or a branch-target table in these statements (nested scopes included) refers to.
+void collect_targets(const std::vector<Statement>& statements,
+                     std::unordered_set<std::string>& targets) {
     for (const Statement& s : statements) {
-        if (std::holds_alternative<Label>(s)) return true;
-        if (const auto* i = std::get_if<Instruction>(&s); i && transfers_control(*i)) return true;
+        if (const auto* d = std::get_if<Directive>(&s); d && d->name == ".branchtargets")
+            for (std::string& name : split_targets(d->text))
+                targets.insert(std::move(name));
+        if (const auto* in = std::get_if<Instruction>(&s)) {
+            const ControlKind kind = in->control();
+            if (kind == ControlKind::Branch && !in->operands.empty())
+                targets.insert(in->operands.front().text);
+            if (kind == ControlKind::IndirectBranch && !in->operands.empty())
+                for (const Operand& e : in->operands.back().elements)
+                    targets.insert(e.text);
+        }
+        if (const auto* scope = std::get_if<Scope>(&s)) collect_targets(scope->statements, targets);
+    }
+}
+
+// Whether a nested scope transfers control or holds a label that something branches to (labels
+// nothing branches to, such as debug-line markers, are harmless).
+bool has_control_flow(const std::vector<Statement>& statements,
+                      const std::unordered_set<std::string>& targets) {
+    for (const Statement& s : statements) {
+        if (const auto* l = std::get_if<Label>(&s); l && targets.count(l->name)) return true;
+        if (const auto* in = std::get_if<Instruction>(&s); in && transfers_control(*in))
+            return true;
         if (const auto* scope = std::get_if<Scope>(&s);
-            scope && has_control_flow(scope->statements))
+            scope && has_control_flow(scope->statements, targets))
             return true;
     }
     return false;
@@ -112,6 +138,9 @@ Cfg build_cfg(const Function& function) {
     if (!function.body) throw CfgError(where(function, function.loc) + ": has no body");
     const std::vector<Statement>& body = *function.body;
 
+    std::unordered_set<std::string> targets;
+    collect_targets(body, targets);
+
     Cfg cfg;
     cfg.blocks.emplace_back();
     bool only_labels = true; // the current block holds nothing but labels so far
@@ -133,7 +162,7 @@ Cfg build_cfg(const Function& function) {
             terminated = false;
         }
         if (const auto* scope = std::get_if<Scope>(&s);
-            scope && has_control_flow(scope->statements))
+            scope && has_control_flow(scope->statements, targets))
             throw CfgError(where(function, scope->loc) +
                            ": a nested { } scope with labels or branches has no CFG");
         cfg.blocks.back().statements.push_back(s);
