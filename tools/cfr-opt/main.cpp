@@ -1,10 +1,15 @@
 // cfr-opt: the offline face of cfrjit. Reads a PTX module, runs a pass pipeline over it, reports
 // the structure of its functions and writes the result.
+#include "passes/analysis/divergence.hpp"
+#include "passes/module_unit.hpp"
+#include "passes/pipeline.hpp"
+#include "passes/registry.hpp"
 #include "ptx/cfg.hpp"
 #include "ptx/dot.hpp"
 #include "ptx/parser.hpp"
 #include "ptx/printer.hpp"
 #include "tools/cfr-opt/function_report.hpp"
+#include "tools/cfr-opt/pass_reports.hpp"
 #include "tools/common/files.hpp"
 
 #include <CLI/CLI.hpp>
@@ -21,6 +26,8 @@ struct Options {
     std::string dot_dir;
     bool classify = false;
     bool stats = false;
+    bool divergence = false;
+    bool list_passes = false;
     bool json = false;
 };
 
@@ -40,29 +47,61 @@ void write_dot_files(const cfr::ptx::Module& module, const std::filesystem::path
     }
 }
 
+void print_pass_list() {
+    for (const auto& info : cfr::passes::registered_passes()) {
+        std::cout << info.name << "\n    " << info.description << '\n';
+        for (const auto& option : info.options) {
+            std::cout << "    <" << option.name << "=...> " << option.description;
+            if (!option.values.empty()) {
+                std::cout << " (";
+                for (size_t k = 0; k < option.values.size(); ++k)
+                    std::cout << (k ? ", " : "") << option.values[k];
+                std::cout << ")";
+            }
+            std::cout << ", default " << option.default_value << '\n';
+        }
+    }
+}
+
 int run(const Options& options) {
+    if (options.list_passes) {
+        print_pass_list();
+        return 0;
+    }
+    if (options.input.empty()) throw std::runtime_error("no input: give -i FILE (see --help)");
+    const auto pipeline = cfr::passes::parse_pipeline(options.pipeline);
     const std::string text = cfr::tools::read_file(options.input);
     cfr::ptx::Module module = cfr::ptx::parse(text, options.input);
+    const auto pass_reports = cfr::passes::run_pipeline(module, pipeline);
 
-    if (!options.pipeline.empty())
-        throw std::runtime_error("unknown pass '" + options.pipeline +
-                                 "': this build registers no passes; use the empty pipeline");
-
+    if (options.divergence) {
+        cfr::passes::ModuleUnit unit(module);
+        const auto& divergence = unit.divergence();
+        if (options.json)
+            std::cout << cfr::tools::divergence_json(divergence).dump(2) << '\n';
+        else
+            cfr::tools::print_divergence(std::cout, divergence);
+    }
     const bool reporting = options.classify || options.stats;
     if (reporting) {
         const auto reports = cfr::tools::report_functions(module);
         if (options.json) {
-            std::cout << cfr::tools::to_json(reports).dump(2) << '\n';
+            auto json = cfr::tools::to_json(reports);
+            json["pipeline"] = cfr::passes::spelling(pipeline);
+            json["passes"] = cfr::tools::pass_reports_json(pass_reports);
+            std::cout << json.dump(2) << '\n';
         } else {
             if (options.classify) cfr::tools::print_classification(std::cout, reports);
             if (options.classify && options.stats) std::cout << '\n';
             if (options.stats) cfr::tools::print_statistics(std::cout, reports);
+            if (options.stats && !pass_reports.empty())
+                cfr::tools::print_pass_reports(std::cout, pass_reports);
         }
     }
     if (!options.dot_dir.empty()) write_dot_files(module, options.dot_dir);
     if (!options.output.empty())
         cfr::tools::write_file(options.output, cfr::ptx::print(module));
-    else if (!reporting && options.dot_dir.empty())
+    else if (!reporting && !options.divergence && options.dot_dir.empty())
         std::cout << cfr::ptx::print(module);
     return 0;
 }
@@ -77,11 +116,16 @@ int main(int argc, char** argv) {
                "  cfr-opt -i kernel.ptx --dot cfgs/ -o out.ptx\n"
                "  cfr-opt -i kernel.ptx --classify --json > report.json");
     Options options;
-    app.add_option("-i,--input", options.input, "PTX file to read")->required();
+    app.add_option("-i,--input", options.input, "PTX file to read");
     app.add_option("-o,--output", options.output,
                    "where to write the resulting PTX (default: standard output when nothing "
                    "else is asked for)");
-    app.add_option("-p,--passes", options.pipeline, "comma-separated pass pipeline to run");
+    app.add_option("-p,--passes", options.pipeline,
+                   "comma-separated pass pipeline to run, options in <>: "
+                   "\"divergence,uniform-branches\" (see --list-passes)");
+    app.add_flag("--list-passes", options.list_passes, "list the passes and their options");
+    app.add_flag("--divergence", options.divergence,
+                 "classify every branch as divergent or uniform, with the reason chain");
     app.add_flag("--classify", options.classify,
                  "one row per function: blocks, edges, structural class, cycles, unstructured "
                  "edges; then a summary by class");
@@ -92,6 +136,9 @@ int main(int argc, char** argv) {
 
     try {
         return run(options);
+    } catch (const cfr::passes::PipelineError& e) {
+        std::cerr << "cfr-opt: error: " << e.what() << '\n';
+        return 2;
     } catch (const cfr::ptx::ParseError& e) {
         std::cerr << e.what() << '\n';
     } catch (const std::exception& e) {

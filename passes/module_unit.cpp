@@ -1,0 +1,164 @@
+#include "passes/module_unit.hpp"
+
+#include "passes/analysis/divergence.hpp"
+
+#include <fmt/format.h>
+
+namespace cfr::passes {
+namespace {
+
+bool statements_use_name(const std::vector<ptx::Statement>& statements, const std::string& name);
+
+bool operand_uses_name(const ptx::Operand& operand, const std::string& name) {
+    if (operand.text == name) return true;
+    for (const auto& element : operand.elements)
+        if (operand_uses_name(element, name)) return true;
+    return false;
+}
+
+bool statement_uses_name(const ptx::Statement& statement, const std::string& name) {
+    if (const auto* label = std::get_if<ptx::Label>(&statement)) return label->name == name;
+    if (const auto* variable = std::get_if<ptx::Variable>(&statement))
+        return variable->name == name || (variable->range && name.starts_with(variable->name));
+    if (const auto* scope = std::get_if<ptx::Scope>(&statement))
+        return statements_use_name(scope->statements, name);
+    if (const auto* instruction = std::get_if<ptx::Instruction>(&statement)) {
+        if (instruction->guard && instruction->guard->predicate == name) return true;
+        for (const auto& operand : instruction->operands)
+            if (operand_uses_name(operand, name)) return true;
+    }
+    return false;
+}
+
+bool statements_use_name(const std::vector<ptx::Statement>& statements, const std::string& name) {
+    for (const auto& statement : statements)
+        if (statement_uses_name(statement, name)) return true;
+    return false;
+}
+
+} // namespace
+
+FunctionUnit::FunctionUnit(ptx::Function& function, ptx::Cfg cfg)
+    : function_(&function), cfg_(std::move(cfg)) {}
+
+ptx::Cfg& FunctionUnit::mutable_cfg() {
+    changed_ = true;
+    ++version_;
+    graph_.reset();
+    dominators_.reset();
+    post_dominators_.reset();
+    loops_.reset();
+    structure_.reset();
+    return cfg_;
+}
+
+const Digraph& FunctionUnit::graph() {
+    if (!graph_) graph_ = cfg_.graph();
+    return *graph_;
+}
+
+const analysis::DominatorTree& FunctionUnit::dominators() {
+    if (!dominators_) dominators_ = analysis::dominators(graph(), cfg_.entry());
+    return *dominators_;
+}
+
+const analysis::DominatorTree& FunctionUnit::post_dominators() {
+    if (!post_dominators_) post_dominators_ = analysis::post_dominators(graph(), cfg_.exit());
+    return *post_dominators_;
+}
+
+const analysis::LoopNest& FunctionUnit::loops() {
+    if (!loops_) loops_ = analysis::loop_nest(graph(), cfg_.entry());
+    return *loops_;
+}
+
+const analysis::StructureReport& FunctionUnit::structure() {
+    if (!structure_) structure_ = analysis::classify(graph(), cfg_.entry(), cfg_.exit());
+    return *structure_;
+}
+
+bool FunctionUnit::name_taken(const std::string& name) const {
+    for (const auto& block : cfg_.blocks)
+        if (statements_use_name(block.statements, name)) return true;
+    for (const auto& variable : new_declarations_)
+        if (variable.name == name) return true;
+    for (const auto& param : function_->params)
+        if (param.name == name) return true;
+    return false;
+}
+
+std::string FunctionUnit::new_register(const std::string& type, const std::string& stem) {
+    std::string name;
+    do {
+        name = fmt::format("%cfr_{}{}", stem, fresh_++);
+    } while (name_taken(name));
+    ptx::Variable declaration;
+    declaration.space = ".reg";
+    declaration.type = type;
+    declaration.name = name;
+    new_declarations_.push_back(std::move(declaration));
+    changed_ = true;
+    return name;
+}
+
+std::string FunctionUnit::new_label(const std::string& stem) {
+    std::string name;
+    do {
+        name = fmt::format("$L__cfr_{}{}", stem, fresh_++);
+    } while (name_taken(name));
+    return name;
+}
+
+void FunctionUnit::write_back() {
+    if (!changed_) return;
+    std::vector<ptx::Statement> body;
+    for (auto& declaration : new_declarations_)
+        body.emplace_back(std::move(declaration));
+    new_declarations_.clear();
+    for (auto& statement : ptx::layout(cfg_))
+        body.push_back(std::move(statement));
+    function_->body = std::move(body);
+}
+
+ModuleUnit::ModuleUnit(ptx::Module& module) : module_(&module) {
+    for (auto& item : module.items) {
+        auto* function = std::get_if<ptx::Function>(&item);
+        if (!function || !function->body) continue;
+        try {
+            functions_.emplace_back(*function, ptx::build_cfg(*function));
+        } catch (const ptx::CfgError& e) {
+            skipped_.push_back(fmt::format("{}: {}", function->name, e.what()));
+        }
+    }
+}
+
+ModuleUnit::~ModuleUnit() = default;
+
+FunctionUnit* ModuleUnit::find(const std::string& function) {
+    for (auto& f : functions_)
+        if (f.function().name == function) return &f;
+    return nullptr;
+}
+
+unsigned ModuleUnit::version() const {
+    unsigned sum = 0;
+    for (const auto& f : functions_)
+        sum += f.version();
+    return sum;
+}
+
+const analysis::ModuleDivergence& ModuleUnit::divergence() {
+    if (!divergence_ || divergence_version_ != version()) {
+        divergence_ =
+            std::make_unique<analysis::ModuleDivergence>(analysis::analyze_divergence(*this));
+        divergence_version_ = version();
+    }
+    return *divergence_;
+}
+
+void ModuleUnit::write_back() {
+    for (auto& function : functions_)
+        function.write_back();
+}
+
+} // namespace cfr::passes

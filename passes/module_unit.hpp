@@ -1,0 +1,95 @@
+// A module as the passes see it: each function's CFG with its analyses, computed on demand,
+// cached, and dropped when a transform changes the CFG.
+#pragma once
+
+#include "passes/analysis/dominance.hpp"
+#include "passes/analysis/loops.hpp"
+#include "passes/analysis/structure.hpp"
+#include "ptx/cfg.hpp"
+#include "ptx/ir.hpp"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cfr::analysis {
+struct ModuleDivergence;
+}
+
+namespace cfr::passes {
+
+class FunctionUnit {
+public:
+    FunctionUnit(ptx::Function& function, ptx::Cfg cfg);
+
+    ptx::Function& function() { return *function_; }
+    const ptx::Function& function() const { return *function_; }
+    const ptx::Cfg& cfg() const { return cfg_; }
+
+    // The CFG to change. Calling it drops every cached analysis and marks the function changed.
+    ptx::Cfg& mutable_cfg();
+    bool changed() const { return changed_; }
+    unsigned version() const { return version_; } // advances with every mutable_cfg()
+
+    const Digraph& graph();
+    const analysis::DominatorTree& dominators();
+    const analysis::DominatorTree& post_dominators();
+    const analysis::LoopNest& loops();
+    const analysis::StructureReport& structure();
+
+    // Declares a fresh register of the given type (".pred", ".b32") and returns its name.
+    std::string new_register(const std::string& type, const std::string& stem);
+    // A label name that the function does not use yet.
+    std::string new_label(const std::string& stem);
+
+    // The function's new body, if it changed.
+    void write_back();
+
+private:
+    ptx::Function* function_;
+    ptx::Cfg cfg_;
+    bool changed_ = false;
+    unsigned version_ = 0;
+    unsigned fresh_ = 0;
+    std::vector<ptx::Variable> new_declarations_;
+    std::optional<Digraph> graph_;
+    std::optional<analysis::DominatorTree> dominators_;
+    std::optional<analysis::DominatorTree> post_dominators_;
+    std::optional<analysis::LoopNest> loops_;
+    std::optional<analysis::StructureReport> structure_;
+
+    bool name_taken(const std::string& name) const;
+};
+
+class ModuleUnit {
+public:
+    // Builds the CFG of every function definition. A function without a CFG (see
+    // ptx::build_cfg) is left out and listed in skipped().
+    explicit ModuleUnit(ptx::Module& module);
+    ~ModuleUnit();
+    ModuleUnit(const ModuleUnit&) = delete;
+    ModuleUnit& operator=(const ModuleUnit&) = delete;
+
+    ptx::Module& module() { return *module_; }
+    std::vector<FunctionUnit>& functions() { return functions_; }
+    const std::vector<std::string>& skipped() const { return skipped_; }
+    FunctionUnit* find(const std::string& function);
+
+    // Divergence of every function's branches, recomputed after any CFG changed.
+    const analysis::ModuleDivergence& divergence();
+
+    // Writes the changed functions' bodies back into the module.
+    void write_back();
+
+private:
+    ptx::Module* module_;
+    std::vector<FunctionUnit> functions_;
+    std::vector<std::string> skipped_;
+    std::unique_ptr<analysis::ModuleDivergence> divergence_;
+    unsigned divergence_version_ = 0;
+
+    unsigned version() const;
+};
+
+} // namespace cfr::passes

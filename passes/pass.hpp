@@ -1,0 +1,48 @@
+// What a pass is to the pass manager: a named transformation or analysis over a module, with
+// options, that reports what it did.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cfr::passes {
+
+class ModuleUnit;
+
+using PassOptions = std::map<std::string, std::string>;
+
+// What one run of a pass did. Counters are named in the plural of what they count ("blocks
+// added", "predicates added", "regions restructured") so that reports can print them as they are.
+struct PassReport {
+    std::string pass; // the pass's pipeline spelling, options included
+    bool changed = false;
+    std::map<std::string, int64_t> counters;
+
+    void count(const std::string& what, int64_t n = 1) { counters[what] += n; }
+};
+
+class Pass {
+public:
+    virtual ~Pass() = default;
+    virtual PassReport run(ModuleUnit& unit) = 0;
+};
+
+struct OptionInfo {
+    std::string name;
+    std::string description;
+    std::vector<std::string> values; // the accepted values; empty: any value
+    std::string default_value;
+};
+
+struct PassInfo {
+    std::string name; // short, lower-case, hyphenated: "restructure-branches"
+    std::string description;
+    std::vector<OptionInfo> options;
+    std::function<std::unique_ptr<Pass>(const PassOptions&)> create;
+};
+
+} // namespace cfr::passes

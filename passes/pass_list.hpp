@@ -1,0 +1,11 @@
+// The PassInfo of each built-in pass, one function per pass, defined in the pass's own file.
+#pragma once
+
+#include "passes/pass.hpp"
+
+namespace cfr::passes {
+
+PassInfo divergence_pass();
+PassInfo uniform_branches_pass();
+
+} // namespace cfr::passes

@@ -1,0 +1,140 @@
+#include "passes/pipeline.hpp"
+
+#include "passes/module_unit.hpp"
+#include "passes/registry.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace cfr::passes {
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+        s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+        s.remove_suffix(1);
+    return s;
+}
+
+std::string known_passes() {
+    std::vector<std::string> names;
+    for (const auto& info : registered_passes())
+        names.push_back(info.name);
+    return names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "));
+}
+
+// Splits on commas that are not inside <...>.
+std::vector<std::string_view> split_top_level(std::string_view text) {
+    std::vector<std::string_view> parts;
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '<') ++depth;
+        if (text[i] == '>') --depth;
+        if (depth < 0) throw PipelineError(fmt::format("unbalanced '>' in pipeline '{}'", text));
+        if (text[i] == ',' && depth == 0) {
+            parts.push_back(text.substr(start, i - start));
+            start = i + 1;
+        }
+    }
+    if (depth != 0) throw PipelineError(fmt::format("unclosed '<' in pipeline '{}'", text));
+    parts.push_back(text.substr(start));
+    return parts;
+}
+
+void validate_option(const PassInfo& info, const std::string& key, const std::string& value) {
+    for (const auto& option : info.options) {
+        if (option.name != key) continue;
+        if (!option.values.empty() &&
+            std::find(option.values.begin(), option.values.end(), value) == option.values.end())
+            throw PipelineError(fmt::format("option '{}' of pass '{}' takes one of: {} (got '{}')",
+                                            key, info.name, fmt::join(option.values, ", "), value));
+        return;
+    }
+    std::vector<std::string> names;
+    for (const auto& option : info.options)
+        names.push_back(option.name);
+    throw PipelineError(
+        fmt::format("pass '{}' has no option '{}'; its options: {}", info.name, key,
+                    names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "))));
+}
+
+PassSpec parse_pass(std::string_view text) {
+    text = trim(text);
+    PassSpec spec;
+    const size_t open = text.find('<');
+    spec.name = std::string(trim(text.substr(0, open)));
+    const PassInfo* info = find_pass(spec.name);
+    if (!info)
+        throw PipelineError(
+            fmt::format("unknown pass '{}'; known passes: {}", spec.name, known_passes()));
+    if (open == std::string_view::npos) return spec;
+    if (text.back() != '>')
+        throw PipelineError(fmt::format("expected '>' at the end of '{}'", text));
+    const auto body = text.substr(open + 1, text.size() - open - 2);
+    for (auto item : split_top_level(body)) {
+        item = trim(item);
+        const size_t eq = item.find('=');
+        if (item.empty() || eq == std::string_view::npos)
+            throw PipelineError(fmt::format("options of pass '{}' are written key=value, got '{}'",
+                                            spec.name, item));
+        const std::string key(trim(item.substr(0, eq)));
+        const std::string value(trim(item.substr(eq + 1)));
+        validate_option(*info, key, value);
+        spec.options[key] = value;
+    }
+    return spec;
+}
+
+PassOptions with_defaults(const PassInfo& info, PassOptions options) {
+    for (const auto& option : info.options)
+        if (!options.count(option.name)) options[option.name] = option.default_value;
+    return options;
+}
+
+} // namespace
+
+std::string PassSpec::spelling() const {
+    if (options.empty()) return name;
+    std::vector<std::string> items;
+    for (const auto& [key, value] : options)
+        items.push_back(key + "=" + value);
+    return fmt::format("{}<{}>", name, fmt::join(items, ","));
+}
+
+std::string spelling(const std::vector<PassSpec>& pipeline) {
+    std::vector<std::string> parts;
+    for (const auto& spec : pipeline)
+        parts.push_back(spec.spelling());
+    return fmt::format("{}", fmt::join(parts, ","));
+}
+
+std::vector<PassSpec> parse_pipeline(std::string_view text) {
+    std::vector<PassSpec> pipeline;
+    if (trim(text).empty()) return pipeline;
+    for (const auto part : split_top_level(text)) {
+        if (trim(part).empty())
+            throw PipelineError(fmt::format("empty pass name in pipeline '{}'", text));
+        pipeline.push_back(parse_pass(part));
+    }
+    return pipeline;
+}
+
+std::vector<PassReport> run_pipeline(ptx::Module& module, const std::vector<PassSpec>& pipeline) {
+    std::vector<PassReport> reports;
+    if (pipeline.empty()) return reports;
+    ModuleUnit unit(module);
+    for (const auto& spec : pipeline) {
+        const PassInfo* info = find_pass(spec.name);
+        if (!info) throw PipelineError(fmt::format("unknown pass '{}'", spec.name));
+        auto pass = info->create(with_defaults(*info, spec.options));
+        PassReport report = pass->run(unit);
+        report.pass = spec.spelling();
+        reports.push_back(std::move(report));
+    }
+    unit.write_back();
+    return reports;
+}
+
+} // namespace cfr::passes

@@ -1,0 +1,40 @@
+// Pipelines: the comma-separated pass lists that cfr-opt, the shim's configuration, logs and
+// reports all spell the same way, e.g. "divergence,restructure-branches<cascade=breadth-first>".
+#pragma once
+
+#include "passes/pass.hpp"
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cfr::ptx {
+struct Module;
+}
+
+namespace cfr::passes {
+
+class PipelineError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct PassSpec {
+    std::string name;
+    PassOptions options; // as written; defaults are filled in when the pass is created
+
+    std::string spelling() const; // "name" or "name<k=v,k=v>"
+};
+
+// Parses and validates a pipeline against the registered passes. Throws PipelineError naming the
+// unknown pass or option and listing the known ones.
+std::vector<PassSpec> parse_pipeline(std::string_view text);
+
+std::string spelling(const std::vector<PassSpec>& pipeline);
+
+// Runs the pipeline over the module. Functions are rewritten only where a pass changed them, so
+// a pipeline that changes nothing leaves the module exactly as it was.
+std::vector<PassReport> run_pipeline(ptx::Module& module, const std::vector<PassSpec>& pipeline);
+
+} // namespace cfr::passes

@@ -1,0 +1,52 @@
+// The `uniform-branches` pass: the peephole of seed 001 section 3. Every conditional branch that
+// the divergence analysis proves uniform is marked `bra.uni`, telling the hardware that all active
+// threads of a warp take the same side.
+//
+// Pre: the function has a CFG. Post: the same CFG; branches proven uniform carry `.uni`.
+#include "passes/analysis/divergence.hpp"
+#include "passes/module_unit.hpp"
+#include "passes/pass_list.hpp"
+
+namespace cfr::passes {
+namespace {
+
+ptx::Instruction* last_instruction(ptx::BasicBlock& block) {
+    for (auto it = block.statements.rbegin(); it != block.statements.rend(); ++it)
+        if (auto* instruction = std::get_if<ptx::Instruction>(&*it)) return instruction;
+    return nullptr;
+}
+
+class UniformBranchesPass : public Pass {
+public:
+    PassReport run(ModuleUnit& unit) override {
+        PassReport report;
+        const auto divergence = unit.divergence(); // a copy: marking changes the CFGs
+        for (auto& function : unit.functions()) {
+            const auto* verdicts = divergence.find(function.function().name);
+            if (!verdicts) continue;
+            for (const auto& branch : verdicts->branches) {
+                if (branch.divergent) continue;
+                const auto* terminator = function.cfg().blocks[branch.block].terminator();
+                if (!terminator || terminator->control() != ptx::ControlKind::Branch ||
+                    terminator->has_modifier(".uni"))
+                    continue;
+                auto* instruction = last_instruction(function.mutable_cfg().blocks[branch.block]);
+                instruction->modifiers.insert(instruction->modifiers.begin(), ".uni");
+                report.changed = true;
+                report.count("branches marked uniform");
+            }
+        }
+        return report;
+    }
+};
+
+} // namespace
+
+PassInfo uniform_branches_pass() {
+    return {"uniform-branches",
+            "marks every branch that the divergence analysis proves uniform as bra.uni",
+            {},
+            [](const PassOptions&) { return std::make_unique<UniformBranchesPass>(); }};
+}
+
+} // namespace cfr::passes
