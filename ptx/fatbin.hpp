@@ -23,11 +23,11 @@ enum class EntryKind : uint16_t { Ptx = 1, Elf = 2 };
 
 struct Entry {
     EntryKind kind;
-    uint32_t sm_arch;        // 75, 80, 90, ...
-    uint16_t version_major;  // PTX ISA version for PTX entries
+    uint32_t sm_arch;       // 75, 80, 90, ...
+    uint16_t version_major; // PTX ISA version for PTX entries
     uint16_t version_minor;
-    uint64_t flags;          // 0x2000 LZ4, 0x8000 ZSTD
-    std::string payload;     // decompressed; PTX text without its NUL padding
+    uint64_t flags;      // 0x2000 LZ4, 0x8000 ZSTD
+    std::string payload; // decompressed; PTX text without its NUL padding
 };
 
 // What an image handed to cuModuleLoadData and friends holds, judged from its first bytes.

@@ -7,7 +7,8 @@ namespace cfr::driver {
 
 double launch_duration_ms(const emu::LaunchStats& stats) {
     const double issue_slots_per_cycle = double(kSmCount) * 4;
-    const double cycles = double(stats.warp_instructions) / issue_slots_per_cycle + 1000; // + launch latency
+    const double cycles =
+        double(stats.warp_instructions) / issue_slots_per_cycle + 1000; // + launch latency
     return cycles / (double(kClockKhz));
 }
 

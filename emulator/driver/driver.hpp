@@ -3,9 +3,9 @@
 #pragma once
 
 #define __CUDA_API_VERSION_INTERNAL 1
-#include <cuda.h>
-
 #include "emulator/device.hpp"
+
+#include <cuda.h>
 
 #include <cstdint>
 #include <map>
@@ -128,7 +128,9 @@ CUresult unload_module(Module* module);
 
 // Writes an "unsupported" line once per name; returns CUDA_ERROR_NOT_SUPPORTED.
 int unsupported(const char* name);
-inline CUresult not_supported(const char* name) { return static_cast<CUresult>(unsupported(name)); }
+inline CUresult not_supported(const char* name) {
+    return static_cast<CUresult>(unsupported(name));
+}
 
 // Device model.
 inline constexpr int kSmMajor = 9;

@@ -14,7 +14,7 @@ struct ExportAddress {
 } // namespace cfr::driver
 
 #define CFRJIT_EXPORT(name)                                                                        \
-    extern "C" __attribute__((weak, visibility("default"))) int name() {                          \
+    extern "C" __attribute__((weak, visibility("default"))) int name() {                           \
         return cfr::driver::unsupported(#name);                                                    \
     }
 #include "emulator/driver/entry_points.inc"

@@ -17,40 +17,65 @@ const std::map<CUresult, const char*>& names() {
 
 const char* description(CUresult r) {
     switch (r) {
-    case CUDA_SUCCESS: return "no error";
-    case CUDA_ERROR_INVALID_VALUE: return "invalid argument";
-    case CUDA_ERROR_OUT_OF_MEMORY: return "out of memory";
-    case CUDA_ERROR_NOT_INITIALIZED: return "initialization error";
-    case CUDA_ERROR_DEINITIALIZED: return "driver shutting down";
-    case CUDA_ERROR_NO_DEVICE: return "no CUDA-capable device is detected";
-    case CUDA_ERROR_INVALID_DEVICE: return "invalid device ordinal";
-    case CUDA_ERROR_INVALID_IMAGE: return "device kernel image is invalid";
-    case CUDA_ERROR_INVALID_CONTEXT: return "invalid device context";
-    case CUDA_ERROR_NO_BINARY_FOR_GPU: return "no kernel image is available for execution on the device";
-    case CUDA_ERROR_INVALID_PTX: return "a PTX JIT compilation failed";
-    case CUDA_ERROR_INVALID_SOURCE: return "device kernel image is invalid";
-    case CUDA_ERROR_FILE_NOT_FOUND: return "file not found";
-    case CUDA_ERROR_INVALID_HANDLE: return "invalid resource handle";
-    case CUDA_ERROR_NOT_FOUND: return "named symbol not found";
-    case CUDA_ERROR_NOT_READY: return "device not ready";
-    case CUDA_ERROR_ILLEGAL_ADDRESS: return "an illegal memory access was encountered";
-    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: return "too many resources requested for launch";
-    case CUDA_ERROR_LAUNCH_TIMEOUT: return "the launch timed out and was terminated";
-    case CUDA_ERROR_ASSERT: return "device-side assert triggered";
-    case CUDA_ERROR_MISALIGNED_ADDRESS: return "misaligned address";
-    case CUDA_ERROR_LAUNCH_FAILED: return "unspecified launch failure";
-    case CUDA_ERROR_NOT_SUPPORTED: return "operation not supported";
-    case CUDA_ERROR_STUB_LIBRARY: return "CUDA driver is a stub library";
-    case CUDA_ERROR_UNKNOWN: return "unknown error";
-    default: return nullptr;
+    case CUDA_SUCCESS:
+        return "no error";
+    case CUDA_ERROR_INVALID_VALUE:
+        return "invalid argument";
+    case CUDA_ERROR_OUT_OF_MEMORY:
+        return "out of memory";
+    case CUDA_ERROR_NOT_INITIALIZED:
+        return "initialization error";
+    case CUDA_ERROR_DEINITIALIZED:
+        return "driver shutting down";
+    case CUDA_ERROR_NO_DEVICE:
+        return "no CUDA-capable device is detected";
+    case CUDA_ERROR_INVALID_DEVICE:
+        return "invalid device ordinal";
+    case CUDA_ERROR_INVALID_IMAGE:
+        return "device kernel image is invalid";
+    case CUDA_ERROR_INVALID_CONTEXT:
+        return "invalid device context";
+    case CUDA_ERROR_NO_BINARY_FOR_GPU:
+        return "no kernel image is available for execution on the device";
+    case CUDA_ERROR_INVALID_PTX:
+        return "a PTX JIT compilation failed";
+    case CUDA_ERROR_INVALID_SOURCE:
+        return "device kernel image is invalid";
+    case CUDA_ERROR_FILE_NOT_FOUND:
+        return "file not found";
+    case CUDA_ERROR_INVALID_HANDLE:
+        return "invalid resource handle";
+    case CUDA_ERROR_NOT_FOUND:
+        return "named symbol not found";
+    case CUDA_ERROR_NOT_READY:
+        return "device not ready";
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+        return "an illegal memory access was encountered";
+    case CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES:
+        return "too many resources requested for launch";
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+        return "the launch timed out and was terminated";
+    case CUDA_ERROR_ASSERT:
+        return "device-side assert triggered";
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+        return "misaligned address";
+    case CUDA_ERROR_LAUNCH_FAILED:
+        return "unspecified launch failure";
+    case CUDA_ERROR_NOT_SUPPORTED:
+        return "operation not supported";
+    case CUDA_ERROR_STUB_LIBRARY:
+        return "CUDA driver is a stub library";
+    case CUDA_ERROR_UNKNOWN:
+        return "unknown error";
+    default:
+        return nullptr;
     }
 }
 
 } // namespace
 
 CFR_EXPORT CUresult cuGetErrorName(CUresult error, const char** pStr) {
-    if (!pStr)
-        return CUDA_ERROR_INVALID_VALUE;
+    if (!pStr) return CUDA_ERROR_INVALID_VALUE;
     auto it = names().find(error);
     if (it == names().end()) {
         *pStr = nullptr;
@@ -61,8 +86,7 @@ CFR_EXPORT CUresult cuGetErrorName(CUresult error, const char** pStr) {
 }
 
 CFR_EXPORT CUresult cuGetErrorString(CUresult error, const char** pStr) {
-    if (!pStr)
-        return CUDA_ERROR_INVALID_VALUE;
+    if (!pStr) return CUDA_ERROR_INVALID_VALUE;
     if (const char* d = description(error)) {
         *pStr = d;
         return CUDA_SUCCESS;

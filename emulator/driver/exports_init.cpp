@@ -10,8 +10,7 @@ namespace {
 
 uint64_t env_number(const char* name, uint64_t fallback) {
     const char* text = std::getenv(name);
-    if (!text || !*text)
-        return fallback;
+    if (!text || !*text) return fallback;
     char* end = nullptr;
     const unsigned long long value = std::strtoull(text, &end, 10);
     return end && *end == '\0' ? value : fallback;
@@ -21,12 +20,10 @@ uint64_t env_number(const char* name, uint64_t fallback) {
 
 CFR_EXPORT CUresult cuInit(unsigned int Flags) {
     using namespace cfr::driver;
-    if (Flags != 0)
-        return CUDA_ERROR_INVALID_VALUE;
+    if (Flags != 0) return CUDA_ERROR_INVALID_VALUE;
     State& s = state();
     Lock lock(s.mutex);
-    if (s.initialized)
-        return CUDA_SUCCESS;
+    if (s.initialized) return CUDA_SUCCESS;
     cfr::emu::DeviceOptions options;
     options.threads = static_cast<unsigned>(env_number("CFRJIT_EMU_THREADS", 1));
     options.max_warp_instructions = env_number("CFRJIT_EMU_MAX_INSTRUCTIONS", 0);
@@ -40,8 +37,7 @@ CFR_EXPORT CUresult cuInit(unsigned int Flags) {
 }
 
 CFR_EXPORT CUresult cuDriverGetVersion(int* driverVersion) {
-    if (!driverVersion)
-        return CUDA_ERROR_INVALID_VALUE;
+    if (!driverVersion) return CUDA_ERROR_INVALID_VALUE;
     *driverVersion = cfr::driver::kDriverVersion;
     return CUDA_SUCCESS;
 }

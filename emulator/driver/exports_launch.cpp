@@ -13,15 +13,12 @@ namespace {
 CUresult launch(CUfunction f, cfr::emu::LaunchConfig config, CUstream hStream, void** kernelParams,
                 void** extra, const char* api) {
     Context* ctx = nullptr;
-    if (CUresult r = current_context(&ctx))
-        return r;
+    if (CUresult r = current_context(&ctx)) return r;
     Function* fn = lookup(f);
-    if (!fn)
-        return CUDA_ERROR_INVALID_HANDLE;
+    if (!fn) return CUDA_ERROR_INVALID_HANDLE;
     CUresult stream_error = CUDA_SUCCESS;
     lookup_stream(hStream, &stream_error);
-    if (stream_error)
-        return stream_error;
+    if (stream_error) return stream_error;
     if (config.grid.count() == 0 || config.block.count() == 0 || config.block.count() > 1024)
         return CUDA_ERROR_INVALID_VALUE;
 
@@ -39,13 +36,11 @@ CUresult launch(CUfunction f, cfr::emu::LaunchConfig config, CUstream hStream, v
             else
                 return CUDA_ERROR_INVALID_VALUE;
         }
-        if (kernelParams || !buffer)
-            return CUDA_ERROR_INVALID_VALUE;
+        if (kernelParams || !buffer) return CUDA_ERROR_INVALID_VALUE;
         error = device.launch(fn->kernel, config, buffer, size, &stats);
     } else {
         const cfr::emu::KernelInfo info = device.kernel_info(fn->kernel);
-        if (!kernelParams && !info.params.empty())
-            return CUDA_ERROR_INVALID_VALUE;
+        if (!kernelParams && !info.params.empty()) return CUDA_ERROR_INVALID_VALUE;
         error = device.launch(fn->kernel, config, kernelParams, &stats);
     }
 
@@ -73,8 +68,8 @@ CUresult launch(CUfunction f, cfr::emu::LaunchConfig config, CUstream hStream, v
     return r;
 }
 
-cfr::emu::LaunchConfig make_config(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                                   unsigned shared) {
+cfr::emu::LaunchConfig make_config(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                   unsigned bz, unsigned shared) {
     cfr::emu::LaunchConfig config;
     config.grid = {gx, gy, gz};
     config.block = {bx, by, bz};
@@ -85,26 +80,30 @@ cfr::emu::LaunchConfig make_config(unsigned gx, unsigned gy, unsigned gz, unsign
 } // namespace
 
 CFR_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                   unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
-                                   unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                   unsigned int gridDimZ, unsigned int blockDimX,
+                                   unsigned int blockDimY, unsigned int blockDimZ,
+                                   unsigned int sharedMemBytes, CUstream hStream,
                                    void** kernelParams, void** extra) {
-    return launch(f, make_config(gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes),
-                  hStream, kernelParams, extra, "cuLaunchKernel");
+    return launch(
+        f,
+        make_config(gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes),
+        hStream, kernelParams, extra, "cuLaunchKernel");
 }
 
-CFR_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
-                                              unsigned int gridDimZ, unsigned int blockDimX,
-                                              unsigned int blockDimY, unsigned int blockDimZ,
-                                              unsigned int sharedMemBytes, CUstream hStream,
-                                              void** kernelParams) {
-    return launch(f, make_config(gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes),
-                  hStream, kernelParams, nullptr, "cuLaunchCooperativeKernel");
+CFR_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX,
+                                              unsigned int gridDimY, unsigned int gridDimZ,
+                                              unsigned int blockDimX, unsigned int blockDimY,
+                                              unsigned int blockDimZ, unsigned int sharedMemBytes,
+                                              CUstream hStream, void** kernelParams) {
+    return launch(
+        f,
+        make_config(gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes),
+        hStream, kernelParams, nullptr, "cuLaunchCooperativeKernel");
 }
 
-CFR_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f, void** kernelParams,
-                                     void** extra) {
-    if (!config)
-        return CUDA_ERROR_INVALID_VALUE;
+CFR_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f,
+                                     void** kernelParams, void** extra) {
+    if (!config) return CUDA_ERROR_INVALID_VALUE;
     for (unsigned i = 0; i < config->numAttrs; ++i) {
         const CUlaunchAttribute& a = config->attrs[i];
         if (a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION &&
@@ -112,7 +111,8 @@ CFR_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f,
             return not_supported("cuLaunchKernelEx with thread-block clusters");
     }
     return launch(f,
-                  make_config(config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
-                              config->blockDimY, config->blockDimZ, config->sharedMemBytes),
+                  make_config(config->gridDimX, config->gridDimY, config->gridDimZ,
+                              config->blockDimX, config->blockDimY, config->blockDimZ,
+                              config->sharedMemBytes),
                   config->hStream, kernelParams, extra, "cuLaunchKernelEx");
 }

@@ -1,5 +1,6 @@
 // HMAC-MD2 over the 48-byte caller record followed by one 28-byte record per device.
 #include "emulator/driver/integrity.hpp"
+
 #include "emulator/driver/md2.hpp"
 
 #include <cstring>
@@ -12,7 +13,8 @@ constexpr std::array<uint8_t, 16> kKey = {0x14, 0x6A, 0xDD, 0xAE, 0x53, 0xA9, 0x
 
 } // namespace
 
-std::array<uint64_t, 2> integrity_hash(const IntegrityInput& input, const std::vector<IntegrityDevice>& devices) {
+std::array<uint64_t, 2> integrity_hash(const IntegrityInput& input,
+                                       const std::vector<IntegrityDevice>& devices) {
     static_assert(sizeof(IntegrityInput) == 48 && sizeof(IntegrityDevice) == 28);
     HmacMd2 mac(kKey);
     mac.update(&input, sizeof input);

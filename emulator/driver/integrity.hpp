@@ -27,6 +27,7 @@ struct IntegrityDevice {
     int32_t pci_device;
 };
 
-std::array<uint64_t, 2> integrity_hash(const IntegrityInput& input, const std::vector<IntegrityDevice>& devices);
+std::array<uint64_t, 2> integrity_hash(const IntegrityInput& input,
+                                       const std::vector<IntegrityDevice>& devices);
 
 } // namespace cfr::driver

@@ -58,11 +58,9 @@ const Tables& tables() {
 CUresult resolve(const char* symbol, void** pfn, int version, cuuint64_t flags,
                  CUdriverProcAddressQueryResult* status) {
     auto set_status = [&](CUdriverProcAddressQueryResult s) {
-        if (status)
-            *status = s;
+        if (status) *status = s;
     };
-    if (!symbol || !pfn)
-        return CUDA_ERROR_INVALID_VALUE;
+    if (!symbol || !pfn) return CUDA_ERROR_INVALID_VALUE;
     *pfn = nullptr;
     const Tables& t = tables();
     auto it = t.abis.find(symbol);
@@ -74,7 +72,8 @@ CUresult resolve(const char* symbol, void** pfn, int version, cuuint64_t flags,
     const Abi* best = nullptr;
     for (int pass = per_thread ? 0 : 1; pass < 2 && !best; ++pass)
         for (const Abi& abi : it->second)
-            if (abi.per_thread == (pass == 0) && abi.version <= version && (!best || abi.version > best->version))
+            if (abi.per_thread == (pass == 0) && abi.version <= version &&
+                (!best || abi.version > best->version))
                 best = &abi;
     if (!best) {
         set_status(CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT);
@@ -92,11 +91,13 @@ CUresult resolve(const char* symbol, void** pfn, int version, cuuint64_t flags,
 
 } // namespace
 
-CFR_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags,
+CFR_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion,
+                                        cuuint64_t flags,
                                         CUdriverProcAddressQueryResult* symbolStatus) {
     return resolve(symbol, pfn, cudaVersion, flags, symbolStatus);
 }
 
-CFR_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion, cuuint64_t flags) {
+CFR_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion,
+                                     cuuint64_t flags) {
     return resolve(symbol, pfn, cudaVersion, flags, nullptr);
 }

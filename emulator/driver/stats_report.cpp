@@ -2,17 +2,17 @@
 // exits (cfr-run sets it and prints its summary from that file).
 #include "emulator/driver/driver.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <nlohmann/json.hpp>
 
 namespace {
 
 __attribute__((destructor)) void write_stats_at_exit() {
     const char* path = std::getenv("CFRJIT_EMU_STATS");
-    if (!path || !*path)
-        return;
+    if (!path || !*path) return;
     using namespace cfr::driver;
     State& s = state();
     Lock lock(s.mutex);

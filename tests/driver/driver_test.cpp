@@ -2,8 +2,9 @@
 // module and library loading, launches, and entry points it does not implement.
 #if __has_include(<cuda.h>)
 #include <catch2/catch.hpp>
-#include <cstring>
 #include <cuda.h>
+
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -62,8 +63,10 @@ TEST_CASE("driver: version and device queries") {
     CHECK(cuDeviceGetName(name, sizeof name, 0) == CUDA_SUCCESS);
     CHECK(std::string(name).find("cfrjit") != std::string::npos);
     int major = 0, minor = -1, warp = 0;
-    CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0) == CUDA_SUCCESS);
-    CHECK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0) == CUDA_SUCCESS);
+    CHECK(cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0) ==
+          CUDA_SUCCESS);
+    CHECK(cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0) ==
+          CUDA_SUCCESS);
     CHECK(cuDeviceGetAttribute(&warp, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 0) == CUDA_SUCCESS);
     CHECK(major * 10 + minor >= 75);
     CHECK(warp == 32);
@@ -182,7 +185,8 @@ TEST_CASE("driver: modules, libraries, kernels and launches") {
     CHECK(cuFuncGetName(&name, fn) == CUDA_SUCCESS);
     CHECK(std::string(name) == "add_one");
     int threads = 0;
-    CHECK(cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn) == CUDA_SUCCESS);
+    CHECK(cuFuncGetAttribute(&threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, fn) ==
+          CUDA_SUCCESS);
     CHECK(threads == 1024);
     CUdeviceptr global = 0;
     size_t bytes = 0;
@@ -198,14 +202,16 @@ TEST_CASE("driver: modules, libraries, kernels and launches") {
     CHECK(cuLaunchKernel(fn, 2, 1, 1, 64, 1, 1, 0, nullptr, params, nullptr) == CUDA_SUCCESS);
 
     CUlibrary library = nullptr;
-    REQUIRE(cuLibraryLoadData(&library, kPtx, nullptr, nullptr, 0, nullptr, nullptr, 0) == CUDA_SUCCESS);
+    REQUIRE(cuLibraryLoadData(&library, kPtx, nullptr, nullptr, 0, nullptr, nullptr, 0) ==
+            CUDA_SUCCESS);
     CUkernel kernel = nullptr;
     REQUIRE(cuLibraryGetKernel(&kernel, library, "add_one") == CUDA_SUCCESS);
-    CHECK(cuLaunchKernel(reinterpret_cast<CUfunction>(kernel), 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr) ==
-          CUDA_SUCCESS);
+    CHECK(cuLaunchKernel(reinterpret_cast<CUfunction>(kernel), 1, 1, 1, 128, 1, 1, 0, nullptr,
+                         params, nullptr) == CUDA_SUCCESS);
     CUfunction from_kernel = nullptr;
     CHECK(cuKernelGetFunction(&from_kernel, kernel) == CUDA_SUCCESS);
-    CHECK(cuLaunchKernel(from_kernel, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr) == CUDA_SUCCESS);
+    CHECK(cuLaunchKernel(from_kernel, 1, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr) ==
+          CUDA_SUCCESS);
     CHECK(cuCtxSynchronize() == CUDA_SUCCESS);
     CHECK(cuMemcpyDtoH(host.data(), data, 400) == CUDA_SUCCESS);
     CHECK(host[0] == 10);
@@ -213,10 +219,12 @@ TEST_CASE("driver: modules, libraries, kernels and launches") {
 
     int tiny = 1 << 30; // reads and writes far past the allocation
     void* bad[] = {&data, &tiny};
-    CHECK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, nullptr, bad, nullptr) == CUDA_SUCCESS); // thread 0 only
+    CHECK(cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, nullptr, bad, nullptr) ==
+          CUDA_SUCCESS); // thread 0 only
     CUdeviceptr wild = data + (uint64_t(1) << 32);
     void* wild_params[] = {&wild, &n};
-    CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, wild_params, nullptr) == CUDA_ERROR_ILLEGAL_ADDRESS);
+    CHECK(cuLaunchKernel(fn, 1, 1, 1, 32, 1, 1, 0, nullptr, wild_params, nullptr) ==
+          CUDA_ERROR_ILLEGAL_ADDRESS);
     CHECK(cuCtxSynchronize() == CUDA_ERROR_ILLEGAL_ADDRESS);
     CHECK(cuCtxSynchronize() == CUDA_SUCCESS);
 
@@ -228,8 +236,10 @@ TEST_CASE("driver: modules, libraries, kernels and launches") {
 TEST_CASE("driver: images the emulator cannot run are refused") {
     init_with_context();
     CUmodule module = nullptr;
-    const char elf[] = "\x7f" "ELF\x02\x01\x01\x00\x00\x00";
+    const char elf[] = "\x7f"
+                       "ELF\x02\x01\x01\x00\x00\x00";
     CHECK(cuModuleLoadData(&module, elf) == CUDA_ERROR_NO_BINARY_FOR_GPU);
-    CHECK(cuModuleLoadData(&module, ".version 7.0\n.target sm_75\n this is not ptx") != CUDA_SUCCESS);
+    CHECK(cuModuleLoadData(&module, ".version 7.0\n.target sm_75\n this is not ptx") !=
+          CUDA_SUCCESS);
 }
 #endif

@@ -3,11 +3,12 @@
 #include "ptx/fatbin.hpp"
 
 #include <catch2/catch.hpp>
-#include <cstring>
 #include <lz4.h>
+#include <zstd.h>
+
+#include <cstring>
 #include <string>
 #include <vector>
-#include <zstd.h>
 
 namespace fb = cfr::ptx::fatbin;
 
@@ -28,7 +29,8 @@ std::vector<uint8_t> entry(uint16_t kind, uint32_t sm, const std::string& payloa
     uint64_t uncompressed = 0;
     if (c == Compression::Lz4) {
         std::string out(LZ4_compressBound(int(payload.size())), '\0');
-        out.resize(size_t(LZ4_compress_default(payload.data(), out.data(), int(payload.size()), int(out.size()))));
+        out.resize(size_t(LZ4_compress_default(payload.data(), out.data(), int(payload.size()),
+                                               int(out.size()))));
         stored = out;
         flags |= 0x2000;
     } else if (c == Compression::Zstd) {
@@ -76,7 +78,8 @@ const std::string kPtx90 = ".version 9.0\n.target sm_90\n.address_size 64\n// co
 
 TEST_CASE("fatbin: PTX entries are read plain, LZ4 and zstd") {
     for (Compression c : {Compression::None, Compression::Lz4, Compression::Zstd}) {
-        const auto image = container({entry(2, 75, std::string(200, 'E'), Compression::None), entry(1, 75, kPtx75, c)});
+        const auto image = container(
+            {entry(2, 75, std::string(200, 'E'), Compression::None), entry(1, 75, kPtx75, c)});
         const auto entries = fb::read_container(image.data(), image.size());
         REQUIRE(entries.size() == 2);
         CHECK(entries[0].kind == fb::EntryKind::Elf);
@@ -89,7 +92,8 @@ TEST_CASE("fatbin: PTX entries are read plain, LZ4 and zstd") {
 }
 
 TEST_CASE("fatbin: the newest PTX not above the device is chosen, through a wrapper") {
-    const auto image = container({entry(1, 75, kPtx75, Compression::Zstd), entry(1, 90, kPtx90, Compression::Lz4)});
+    const auto image = container(
+        {entry(1, 75, kPtx75, Compression::Zstd), entry(1, 90, kPtx90, Compression::Lz4)});
     struct {
         uint32_t magic = fb::kWrapperMagic;
         uint32_t version = 1;
@@ -104,8 +108,10 @@ TEST_CASE("fatbin: the newest PTX not above the device is chosen, through a wrap
 
 TEST_CASE("fatbin: cubin-only images and bare ELF are refused with a clear message") {
     const auto image = container({entry(2, 75, std::string(64, 'E'), Compression::None)});
-    CHECK_THROWS_WITH(fb::extract_ptx(image.data(), 90, image.size()), Catch::Contains("holds: sm_75"));
-    const char elf[] = "\x7f" "ELF\x02\x01\x01";
+    CHECK_THROWS_WITH(fb::extract_ptx(image.data(), 90, image.size()),
+                      Catch::Contains("holds: sm_75"));
+    const char elf[] = "\x7f"
+                       "ELF\x02\x01\x01";
     CHECK(fb::classify(elf) == fb::ImageKind::Elf);
     CHECK_THROWS_WITH(fb::extract_ptx(elf, 90), Catch::Contains("cubin"));
 }

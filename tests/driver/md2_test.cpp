@@ -3,6 +3,7 @@
 #include "emulator/driver/md2.hpp"
 
 #include <catch2/catch.hpp>
+
 #include <cstdio>
 #include <string>
 
@@ -19,7 +20,8 @@ std::string hex(const cfr::driver::Md2::Digest& d) {
 }
 
 std::string md2(const std::string& text) {
-    return hex(cfr::driver::Md2::of(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
+    return hex(cfr::driver::Md2::of(
+        std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
 }
 
 } // namespace
@@ -56,8 +58,8 @@ TEST_CASE("HMAC-MD2 is MD2(key^opad || MD2(key^ipad || message))") {
     for (uint8_t k : key)
         inner_input += char(k ^ 0x36);
     inner_input += message;
-    const auto inner = cfr::driver::Md2::of(std::span(reinterpret_cast<const uint8_t*>(inner_input.data()),
-                                                      inner_input.size()));
+    const auto inner = cfr::driver::Md2::of(
+        std::span(reinterpret_cast<const uint8_t*>(inner_input.data()), inner_input.size()));
     for (uint8_t k : key)
         outer_input += char(k ^ 0x5c);
     outer_input.append(reinterpret_cast<const char*>(inner.data()), inner.size());

@@ -71,3 +71,9 @@ set_tests_properties("driver-app: driver_api_app" PROPERTIES ENVIRONMENT "${driv
 add_test(NAME "driver-app: cubin-only image is refused" COMMAND cfrjit_driver_api_app ${apps_out}/scale.cubin.fatbin)
 set_tests_properties("driver-app: cubin-only image is refused" PROPERTIES ENVIRONMENT "${driver_env}"
     PASS_REGULAR_EXPRESSION "CUDA_ERROR_NO_BINARY_FOR_GPU")
+
+# cfr-run finds the driver by itself and prints the per-kernel summary.
+add_test(NAME "driver-app: cfr-run summary and JSON"
+    COMMAND cfr-run --json ${apps_out}/runtime_app.stats.json -- ${apps_out}/runtime_app_static)
+set_tests_properties("driver-app: cfr-run summary and JSON" PROPERTIES
+    PASS_REGULAR_EXPRESSION "_Z9saxpy_oddfPKfPfi +1 ")

@@ -1,8 +1,9 @@
 // A Driver-API program linked against the toolkit's stub libcuda: loads a PTX file and a fatbin
 // file given on the command line, launches the kernel "scale" from each and checks the results.
 // Prints "driver_api_app: OK".
-#include <cstdio>
 #include <cuda.h>
+
+#include <cstdio>
 #include <vector>
 
 #define CHECK(call)                                                                                \
@@ -11,7 +12,7 @@
         if (r != CUDA_SUCCESS) {                                                                   \
             const char* name = "?";                                                                \
             cuGetErrorName(r, &name);                                                              \
-            std::printf("driver_api_app: %s failed: %s\n", #call, name);                          \
+            std::printf("driver_api_app: %s failed: %s\n", #call, name);                           \
             return 1;                                                                              \
         }                                                                                          \
     } while (0)
@@ -59,8 +60,7 @@ int main(int argc, char** argv) {
     CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CHECK(cuCtxSetCurrent(ctx));
     for (int i = 1; i < argc; ++i)
-        if (run(argv[i], ctx))
-            return 1;
+        if (run(argv[i], ctx)) return 1;
     CHECK(cuDevicePrimaryCtxRelease(dev));
     std::printf("driver_api_app: OK\n");
     return 0;

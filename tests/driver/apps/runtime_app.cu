@@ -1,7 +1,8 @@
 // A runtime-API program as nvcc builds it by default: allocation, copies, a divergent kernel, a
 // __device__ global written with cudaMemcpyToSymbol, streams and events. Prints "runtime_app: OK".
-#include <cstdio>
 #include <cuda_runtime.h>
+
+#include <cstdio>
 
 __device__ int offset;
 
@@ -19,7 +20,7 @@ __global__ void saxpy_odd(float a, const float* x, float* y, int n) {
     do {                                                                                           \
         cudaError_t e = (call);                                                                    \
         if (e != cudaSuccess) {                                                                    \
-            std::printf("runtime_app: %s failed: %s\n", #call, cudaGetErrorString(e));            \
+            std::printf("runtime_app: %s failed: %s\n", #call, cudaGetErrorString(e));             \
             return 1;                                                                              \
         }                                                                                          \
     } while (0)
@@ -29,7 +30,8 @@ int main() {
     CHECK(cudaGetDeviceCount(&count));
     cudaDeviceProp prop;
     CHECK(cudaGetDeviceProperties(&prop, 0));
-    std::printf("device: %s (cc %d.%d, %d SMs)\n", prop.name, prop.major, prop.minor, prop.multiProcessorCount);
+    std::printf("device: %s (cc %d.%d, %d SMs)\n", prop.name, prop.major, prop.minor,
+                prop.multiProcessorCount);
 
     const int n = 1000;
     float hx[n], hy[n];
