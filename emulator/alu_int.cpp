@@ -1,0 +1,574 @@
+// Integer, bitwise and predicate instructions: add/sub/mul/mad (lo, hi, wide), mul24/mad24,
+// div/rem (division by zero is a launch error), min/max/abs/neg, logic and shifts, bfe/bfi,
+// popc/clz/brev/bfind, prmt, shf, sad, dp4a, mov/selp/slct, integer setp/set.
+#include "emulator/decode.hpp"
+#include "emulator/engine.hpp"
+
+#include <algorithm>
+#include <climits>
+
+namespace cfr::emu {
+
+namespace {
+
+template <class T>
+using U = std::make_unsigned_t<T>;
+
+template <class T, class F>
+inline void unary(Exec& x, const Inst& in, F f) {
+    for_lanes(x.mask, [&](unsigned l) { wr(x, in.d[0], l, bits<T>(f(as<T>(rd(x, in.s[0], l))))); });
+}
+template <class T, class F>
+inline void binary(Exec& x, const Inst& in, F f) {
+    for_lanes(x.mask, [&](unsigned l) {
+        wr(x, in.d[0], l, bits<T>(f(as<T>(rd(x, in.s[0], l)), as<T>(rd(x, in.s[1], l)))));
+    });
+}
+template <class T, class F>
+inline void ternary(Exec& x, const Inst& in, F f) {
+    for_lanes(x.mask, [&](unsigned l) {
+        wr(x, in.d[0], l,
+           bits<T>(f(as<T>(rd(x, in.s[0], l)), as<T>(rd(x, in.s[1], l)),
+                     as<T>(rd(x, in.s[2], l)))));
+    });
+}
+
+template <class T> void add_h(Exec& x, const Inst& in) {
+    binary<T>(x, in, [](T a, T b) { return T(U<T>(a) + U<T>(b)); });
+}
+template <class T> void sub_h(Exec& x, const Inst& in) {
+    binary<T>(x, in, [](T a, T b) { return T(U<T>(a) - U<T>(b)); });
+}
+void add_sat_h(Exec& x, const Inst& in) {
+    binary<int32_t>(x, in, [](int32_t a, int32_t b) {
+        int64_t r = int64_t(a) + b;
+        return int32_t(std::clamp<int64_t>(r, INT_MIN, INT_MAX));
+    });
+}
+void sub_sat_h(Exec& x, const Inst& in) {
+    binary<int32_t>(x, in, [](int32_t a, int32_t b) {
+        int64_t r = int64_t(a) - b;
+        return int32_t(std::clamp<int64_t>(r, INT_MIN, INT_MAX));
+    });
+}
+
+// Wider type for hi/wide products.
+template <class T> struct Wide;
+template <> struct Wide<int16_t> { using type = int32_t; };
+template <> struct Wide<uint16_t> { using type = uint32_t; };
+template <> struct Wide<int32_t> { using type = int64_t; };
+template <> struct Wide<uint32_t> { using type = uint64_t; };
+template <> struct Wide<int64_t> { using type = __int128; };
+template <> struct Wide<uint64_t> { using type = unsigned __int128; };
+
+template <class T> void mul_lo_h(Exec& x, const Inst& in) {
+    binary<T>(x, in, [](T a, T b) { return T(U<T>(a) * U<T>(b)); });
+}
+template <class T> void mul_hi_h(Exec& x, const Inst& in) {
+    using W = typename Wide<T>::type;
+    binary<T>(x, in, [](T a, T b) { return T((W(a) * W(b)) >> (sizeof(T) * 8)); });
+}
+template <class T> void mul_wide_h(Exec& x, const Inst& in) {
+    using W = typename Wide<T>::type;
+    for_lanes(x.mask, [&](unsigned l) {
+        W r = W(as<T>(rd(x, in.s[0], l))) * W(as<T>(rd(x, in.s[1], l)));
+        wr(x, in.d[0], l, bits<W>(r));
+    });
+}
+template <class T> void mad_lo_h(Exec& x, const Inst& in) {
+    ternary<T>(x, in, [](T a, T b, T c) { return T(U<T>(a) * U<T>(b) + U<T>(c)); });
+}
+template <class T> void mad_hi_h(Exec& x, const Inst& in) {
+    using W = typename Wide<T>::type;
+    ternary<T>(x, in, [](T a, T b, T c) {
+        return T(U<T>((W(a) * W(b)) >> (sizeof(T) * 8)) + U<T>(c));
+    });
+}
+template <class T> void mad_wide_h(Exec& x, const Inst& in) {
+    using W = typename Wide<T>::type;
+    using UW = std::make_unsigned_t<W>;
+    for_lanes(x.mask, [&](unsigned l) {
+        W r = W(as<T>(rd(x, in.s[0], l))) * W(as<T>(rd(x, in.s[1], l)));
+        W c = as<W>(rd(x, in.s[2], l));
+        wr(x, in.d[0], l, bits<W>(W(UW(r) + UW(c))));
+    });
+}
+template <class T> void mul24_h(Exec& x, const Inst& in) {
+    bool hi = in.mode == 2;
+    bool mad = in.ns == 3;
+    for_lanes(x.mask, [&](unsigned l) {
+        int64_t a, b;
+        uint32_t ra = uint32_t(rd(x, in.s[0], l)), rb = uint32_t(rd(x, in.s[1], l));
+        if (std::is_signed_v<T>) {
+            a = int32_t(ra << 8) >> 8;
+            b = int32_t(rb << 8) >> 8;
+        } else {
+            a = ra & 0xffffff;
+            b = rb & 0xffffff;
+        }
+        int64_t p = a * b;
+        uint32_t r = hi ? uint32_t(uint64_t(p) >> 16) : uint32_t(p);
+        if (mad) r += uint32_t(rd(x, in.s[2], l));
+        wr(x, in.d[0], l, r);
+    });
+}
+
+template <class T> void div_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        T a = as<T>(rd(x, in.s[0], l)), b = as<T>(rd(x, in.s[1], l));
+        if (b == 0) fault(x, ErrorCode::DivideByZero, "integer division by zero", int(l));
+        T r;
+        if constexpr (std::is_signed_v<T>) {
+            if (a == std::numeric_limits<T>::min() && b == T(-1))
+                r = a;
+            else
+                r = T(a / b);
+        } else {
+            r = T(a / b);
+        }
+        wr(x, in.d[0], l, bits<T>(r));
+    });
+}
+template <class T> void rem_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        T a = as<T>(rd(x, in.s[0], l)), b = as<T>(rd(x, in.s[1], l));
+        if (b == 0) fault(x, ErrorCode::DivideByZero, "integer remainder by zero", int(l));
+        T r;
+        if constexpr (std::is_signed_v<T>) {
+            r = (b == T(-1)) ? T(0) : T(a % b);
+        } else {
+            r = T(a % b);
+        }
+        wr(x, in.d[0], l, bits<T>(r));
+    });
+}
+template <class T> void min_h(Exec& x, const Inst& in) {
+    binary<T>(x, in, [](T a, T b) { return a < b ? a : b; });
+}
+template <class T> void max_h(Exec& x, const Inst& in) {
+    binary<T>(x, in, [](T a, T b) { return a > b ? a : b; });
+}
+template <class T> void abs_h(Exec& x, const Inst& in) {
+    unary<T>(x, in, [](T a) { return a < 0 ? T(U<T>(0) - U<T>(a)) : a; });
+}
+template <class T> void neg_h(Exec& x, const Inst& in) {
+    unary<T>(x, in, [](T a) { return T(U<T>(0) - U<T>(a)); });
+}
+template <class T> void and_h(Exec& x, const Inst& in) {
+    binary<T>(x, in, [](T a, T b) { return T(a & b); });
+}
+template <class T> void or_h(Exec& x, const Inst& in) {
+    binary<T>(x, in, [](T a, T b) { return T(a | b); });
+}
+template <class T> void xor_h(Exec& x, const Inst& in) {
+    binary<T>(x, in, [](T a, T b) { return T(a ^ b); });
+}
+template <class T> void not_h(Exec& x, const Inst& in) {
+    unary<T>(x, in, [](T a) { return T(~a); });
+}
+void not_pred_h(Exec& x, const Inst& in) {
+    unary<uint64_t>(x, in, [](uint64_t a) { return uint64_t(!(a & 1)); });
+}
+template <class T> void cnot_h(Exec& x, const Inst& in) {
+    unary<T>(x, in, [](T a) { return T(a == 0 ? 1 : 0); });
+}
+template <class T> void shl_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        U<T> a = U<T>(as<T>(rd(x, in.s[0], l)));
+        uint32_t n = uint32_t(rd(x, in.s[1], l));
+        wr(x, in.d[0], l, bits<T>(T(n >= sizeof(T) * 8 ? 0 : U<T>(a << n))));
+    });
+}
+template <class T> void shr_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        T a = as<T>(rd(x, in.s[0], l));
+        uint32_t n = std::min<uint32_t>(uint32_t(rd(x, in.s[1], l)), sizeof(T) * 8);
+        T r;
+        if constexpr (std::is_signed_v<T>)
+            r = n >= sizeof(T) * 8 ? T(a < 0 ? -1 : 0) : T(a >> n);
+        else
+            r = n >= sizeof(T) * 8 ? T(0) : T(a >> n);
+        wr(x, in.d[0], l, bits<T>(r));
+    });
+}
+template <class T> void bfe_h(Exec& x, const Inst& in) {
+    constexpr unsigned W = sizeof(T) * 8;
+    for_lanes(x.mask, [&](unsigned l) {
+        U<T> a = U<T>(as<T>(rd(x, in.s[0], l)));
+        unsigned pos = unsigned(rd(x, in.s[1], l)) & 0xff, len = unsigned(rd(x, in.s[2], l)) & 0xff;
+        unsigned sbit = 0;
+        if (std::is_signed_v<T> && len != 0) sbit = (a >> std::min(pos + len - 1, W - 1)) & 1;
+        U<T> d = 0;
+        for (unsigned i = 0; i < W; ++i) {
+            unsigned b = (i < len && pos + i < W) ? unsigned((a >> (pos + i)) & 1) : sbit;
+            d |= U<T>(b) << i;
+        }
+        wr(x, in.d[0], l, uint64_t(d));
+    });
+}
+template <class T> void bfi_h(Exec& x, const Inst& in) {
+    constexpr unsigned W = sizeof(T) * 8;
+    for_lanes(x.mask, [&](unsigned l) {
+        T a = T(rd(x, in.s[0], l)), f = T(rd(x, in.s[1], l));
+        unsigned pos = unsigned(rd(x, in.s[2], l)) & 0xff, len = unsigned(rd(x, in.s[3], l)) & 0xff;
+        for (unsigned i = 0; i < len && pos + i < W; ++i) {
+            T bit = T(1) << (pos + i);
+            f = (a >> i & 1) ? T(f | bit) : T(f & ~bit);
+        }
+        wr(x, in.d[0], l, uint64_t(f));
+    });
+}
+template <class T> void popc_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask,
+              [&](unsigned l) { wr(x, in.d[0], l, unsigned(std::popcount(T(rd(x, in.s[0], l))))); });
+}
+template <class T> void clz_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        wr(x, in.d[0], l, unsigned(std::countl_zero(T(rd(x, in.s[0], l)))));
+    });
+}
+template <class T> void brev_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        T a = T(rd(x, in.s[0], l)), r = 0;
+        for (unsigned i = 0; i < sizeof(T) * 8; ++i)
+            r |= T((a >> i) & 1) << (sizeof(T) * 8 - 1 - i);
+        wr(x, in.d[0], l, uint64_t(r));
+    });
+}
+template <class T> void bfind_h(Exec& x, const Inst& in) {
+    constexpr int W = int(sizeof(T) * 8);
+    bool shiftamt = in.mode == 1;
+    for_lanes(x.mask, [&](unsigned l) {
+        T a = as<T>(rd(x, in.s[0], l));
+        U<T> u = U<T>(a);
+        if (std::is_signed_v<T> && a < 0) u = U<T>(~u);
+        int d = u == 0 ? -1 : W - 1 - std::countl_zero(u);
+        uint32_t r = d < 0 ? 0xffffffffu : shiftamt ? uint32_t(W - 1 - d) : uint32_t(d);
+        wr(x, in.d[0], l, r);
+    });
+}
+void prmt_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        uint64_t v = (uint64_t(uint32_t(rd(x, in.s[1], l))) << 32) | uint32_t(rd(x, in.s[0], l));
+        uint32_t c = uint32_t(rd(x, in.s[2], l)), r = 0;
+        for (unsigned i = 0; i < 4; ++i) {
+            unsigned sel = (c >> (4 * i)) & 0xf;
+            uint8_t b = uint8_t(v >> (8 * (sel & 7)));
+            if (sel & 8) b = (b & 0x80) ? 0xff : 0;
+            r |= uint32_t(b) << (8 * i);
+        }
+        wr(x, in.d[0], l, r);
+    });
+}
+void shf_h(Exec& x, const Inst& in) {
+    bool left = in.mode & 1, clamp = in.mode & 2;
+    for_lanes(x.mask, [&](unsigned l) {
+        uint64_t v = (uint64_t(uint32_t(rd(x, in.s[1], l))) << 32) | uint32_t(rd(x, in.s[0], l));
+        uint32_t n = uint32_t(rd(x, in.s[2], l));
+        n = clamp ? std::min(n, 32u) : (n & 31);
+        uint32_t r = left ? uint32_t((v << n) >> 32) : uint32_t(v >> n);
+        wr(x, in.d[0], l, r);
+    });
+}
+template <class T> void sad_h(Exec& x, const Inst& in) {
+    ternary<T>(x, in, [](T a, T b, T c) {
+        U<T> d = a < b ? U<T>(U<T>(b) - U<T>(a)) : U<T>(U<T>(a) - U<T>(b));
+        return T(U<T>(c) + d);
+    });
+}
+template <bool SA, bool SB> void dp4a_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        uint32_t a = uint32_t(rd(x, in.s[0], l)), b = uint32_t(rd(x, in.s[1], l));
+        int64_t acc = int32_t(rd(x, in.s[2], l));
+        for (unsigned i = 0; i < 4; ++i) {
+            int64_t ea = SA ? int8_t(a >> (8 * i)) : uint8_t(a >> (8 * i));
+            int64_t eb = SB ? int8_t(b >> (8 * i)) : uint8_t(b >> (8 * i));
+            acc += ea * eb;
+        }
+        wr(x, in.d[0], l, uint32_t(acc));
+    });
+}
+template <class T> void mov_h(Exec& x, const Inst& in) {
+    unary<T>(x, in, [](T a) { return a; });
+}
+void mov_pred_h(Exec& x, const Inst& in) {
+    unary<uint64_t>(x, in, [](uint64_t a) { return a & 1; });
+}
+template <class T> void selp_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        wr(x, in.d[0], l, (rd(x, in.s[2], l) & 1) ? rd(x, in.s[0], l) : rd(x, in.s[1], l));
+    });
+    (void)sizeof(T);
+}
+void pack_h(Exec& x, const Inst& in) {
+    unsigned part = ty_bytes(in.t) * 8 / in.vec;
+    uint64_t mask = part >= 64 ? ~uint64_t(0) : (uint64_t(1) << part) - 1;
+    for_lanes(x.mask, [&](unsigned l) {
+        uint64_t v = 0;
+        for (unsigned k = 0; k < in.vec; ++k)
+            v |= (rd(x, in.s[k], l) & mask) << (k * part);
+        wr(x, in.d[0], l, v);
+    });
+}
+void unpack_h(Exec& x, const Inst& in) {
+    unsigned part = ty_bytes(in.t) * 8 / in.vec;
+    uint64_t mask = part >= 64 ? ~uint64_t(0) : (uint64_t(1) << part) - 1;
+    for_lanes(x.mask, [&](unsigned l) {
+        uint64_t v = rd(x, in.s[0], l);
+        for (unsigned k = 0; k < in.vec; ++k)
+            wr(x, in.d[k], l, (v >> (k * part)) & mask);
+    });
+}
+void mov_frame_h(Exec& x, const Inst& in) {
+    uint64_t v = x.w->frames.back().local_base + uint64_t(in.addr.offset);
+    for_lanes(x.mask, [&](unsigned l) { wr(x, in.d[0], l, v); });
+}
+
+} // namespace
+
+bool compare_int(Cmp c, int64_t a, int64_t b, uint64_t ua, uint64_t ub, bool is_signed) {
+    switch (c) {
+    case Cmp::Eq: return ua == ub;
+    case Cmp::Ne: return ua != ub;
+    case Cmp::Lt: return is_signed ? a < b : ua < ub;
+    case Cmp::Le: return is_signed ? a <= b : ua <= ub;
+    case Cmp::Gt: return is_signed ? a > b : ua > ub;
+    case Cmp::Ge: return is_signed ? a >= b : ua >= ub;
+    case Cmp::Lo: return ua < ub;
+    case Cmp::Ls: return ua <= ub;
+    case Cmp::Hi: return ua > ub;
+    case Cmp::Hs: return ua >= ub;
+    default: return false;
+    }
+}
+
+// Combine a comparison result with the optional predicate operand and write setp/set results.
+bool combine(const Exec& x, const Inst& in, unsigned l, bool r) {
+    if (in.boolop == BoolOp::None) return r;
+    bool c = rd(x, in.s[2], l) & 1;
+    if (in.neg_src2) c = !c;
+    switch (in.boolop) {
+    case BoolOp::And: return r && c;
+    case BoolOp::Or: return r || c;
+    case BoolOp::Xor: return r != c;
+    default: return r;
+    }
+}
+
+namespace {
+
+template <class T> void setp_int_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        T a = as<T>(rd(x, in.s[0], l)), b = as<T>(rd(x, in.s[1], l));
+        bool r = compare_int(in.cmp, int64_t(a), int64_t(b), uint64_t(U<T>(a)), uint64_t(U<T>(b)),
+                             std::is_signed_v<T>);
+        if (in.boolop == BoolOp::None) {
+            wr(x, in.d[0], l, r);
+            if (in.nd == 2) wr(x, in.d[1], l, !r);
+        } else {
+            wr(x, in.d[0], l, combine(x, in, l, r));
+            if (in.nd == 2) wr(x, in.d[1], l, combine(x, in, l, !r));
+        }
+    });
+}
+template <class T> void set_int_h(Exec& x, const Inst& in) {
+    bool fdst = in.t == Ty::F32;
+    for_lanes(x.mask, [&](unsigned l) {
+        T a = as<T>(rd(x, in.s[0], l)), b = as<T>(rd(x, in.s[1], l));
+        bool r = combine(x, in, l,
+                         compare_int(in.cmp, int64_t(a), int64_t(b), uint64_t(U<T>(a)),
+                                     uint64_t(U<T>(b)), std::is_signed_v<T>));
+        wr(x, in.d[0], l, r ? (fdst ? 0x3f800000u : 0xffffffffu) : 0u);
+    });
+}
+template <class T> void slct_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        uint64_t c = rd(x, in.s[2], l);
+        bool ge = in.t2 == Ty::F32 ? !(as<float>(c) < 0.0f) : int32_t(c) >= 0;
+        wr(x, in.d[0], l, ge ? rd(x, in.s[0], l) : rd(x, in.s[1], l));
+    });
+    (void)sizeof(T);
+}
+
+template <template <class> class H>
+Handler by_int(Ty t) {
+    switch (t) {
+    case Ty::S16: return H<int16_t>::get();
+    case Ty::U16: case Ty::B16: return H<uint16_t>::get();
+    case Ty::S32: return H<int32_t>::get();
+    case Ty::U32: case Ty::B32: return H<uint32_t>::get();
+    case Ty::S64: return H<int64_t>::get();
+    case Ty::U64: case Ty::B64: return H<uint64_t>::get();
+    default: return nullptr;
+    }
+}
+
+#define CFR_WRAP(name)                                                                             \
+    template <class T>                                                                             \
+    struct name##_w {                                                                              \
+        static Handler get() { return &name##_h<T>; }                                              \
+    };
+CFR_WRAP(add)
+CFR_WRAP(sub)
+CFR_WRAP(mul_lo)
+CFR_WRAP(mul_hi)
+CFR_WRAP(mad_lo)
+CFR_WRAP(mad_hi)
+CFR_WRAP(div)
+CFR_WRAP(rem)
+CFR_WRAP(min)
+CFR_WRAP(max)
+CFR_WRAP(abs)
+CFR_WRAP(neg)
+CFR_WRAP(and)
+CFR_WRAP(or)
+CFR_WRAP(xor)
+CFR_WRAP(not)
+CFR_WRAP(cnot)
+CFR_WRAP(shl)
+CFR_WRAP(shr)
+CFR_WRAP(bfe)
+CFR_WRAP(sad)
+CFR_WRAP(mov)
+CFR_WRAP(selp)
+CFR_WRAP(setp_int)
+CFR_WRAP(set_int)
+#undef CFR_WRAP
+
+template <class T> struct mul_wide_w {
+    static Handler get() {
+        if constexpr (sizeof(T) == 8) return nullptr;
+        else return &mul_wide_h<T>;
+    }
+};
+template <class T> struct mad_wide_w {
+    static Handler get() {
+        if constexpr (sizeof(T) == 8) return nullptr;
+        else return &mad_wide_h<T>;
+    }
+};
+
+} // namespace
+
+Handler select_int(const DecodeRequest& r, Inst& in) {
+    const std::string& op = r.op;
+    Ty t = in.t;
+    if (op == "mov.vector") {
+        if (in.mode == 1) return pack_h;
+        return unpack_h;
+    }
+    if (op == "mov.frame") return mov_frame_h;
+    if (op == "mov") {
+        if (t == Ty::Pred) return mov_pred_h;
+        if (t == Ty::F32) return mov_h<uint32_t>;
+        if (t == Ty::F64) return mov_h<uint64_t>;
+        if (t == Ty::F16 || t == Ty::BF16) return mov_h<uint16_t>;
+        return by_int<mov_w>(t);
+    }
+    if (t == Ty::Pred) {
+        if (op == "and") return and_h<uint64_t>;
+        if (op == "or") return or_h<uint64_t>;
+        if (op == "xor") return xor_h<uint64_t>;
+        if (op == "not") return not_pred_h;
+        if (op == "selp") return selp_h<uint64_t>;
+        return nullptr;
+    }
+    if (ty_float(t) && op != "set" && op != "slct") return nullptr;
+    if (op == "add") {
+        if (in.sat) return t == Ty::S32 ? add_sat_h : nullptr;
+        return by_int<add_w>(t);
+    }
+    if (op == "sub") {
+        if (in.sat) return t == Ty::S32 ? sub_sat_h : nullptr;
+        return by_int<sub_w>(t);
+    }
+    if (op == "mul") {
+        if (in.mode == 2) return by_int<mul_hi_w>(t);
+        if (in.mode == 3) return by_int<mul_wide_w>(t);
+        return by_int<mul_lo_w>(t);
+    }
+    if (op == "mad") {
+        if (r.has(".cc")) return nullptr;
+        if (in.mode == 2) return by_int<mad_hi_w>(t);
+        if (in.mode == 3) return by_int<mad_wide_w>(t);
+        return by_int<mad_lo_w>(t);
+    }
+    if (op == "mul24" || op == "mad24") {
+        if (t == Ty::S32) return mul24_h<int32_t>;
+        if (t == Ty::U32) return mul24_h<uint32_t>;
+        return nullptr;
+    }
+    if (op == "div") return by_int<div_w>(t);
+    if (op == "rem") return by_int<rem_w>(t);
+    if (op == "min" && !r.has(".relu")) return by_int<min_w>(t);
+    if (op == "max" && !r.has(".relu")) return by_int<max_w>(t);
+    if (op == "abs") return by_int<abs_w>(t);
+    if (op == "neg") return by_int<neg_w>(t);
+    if (op == "and") return by_int<and_w>(t);
+    if (op == "or") return by_int<or_w>(t);
+    if (op == "xor") return by_int<xor_w>(t);
+    if (op == "not") return by_int<not_w>(t);
+    if (op == "cnot") return by_int<cnot_w>(t);
+    if (op == "shl") return by_int<shl_w>(t);
+    if (op == "shr") return by_int<shr_w>(t);
+    if (op == "bfe") return by_int<bfe_w>(t);
+    if (op == "bfi") {
+        if (t == Ty::B32) return bfi_h<uint32_t>;
+        if (t == Ty::B64) return bfi_h<uint64_t>;
+        return nullptr;
+    }
+    if (op == "popc" || op == "clz" || op == "brev") {
+        bool w64 = t == Ty::B64;
+        if (t != Ty::B32 && !w64) return nullptr;
+        if (op == "popc") return w64 ? popc_h<uint64_t> : popc_h<uint32_t>;
+        if (op == "clz") return w64 ? clz_h<uint64_t> : clz_h<uint32_t>;
+        return w64 ? brev_h<uint64_t> : brev_h<uint32_t>;
+    }
+    if (op == "bfind") {
+        in.mode = r.has(".shiftamt") ? 1 : 0;
+        switch (t) {
+        case Ty::S32: return bfind_h<int32_t>;
+        case Ty::U32: return bfind_h<uint32_t>;
+        case Ty::S64: return bfind_h<int64_t>;
+        case Ty::U64: return bfind_h<uint64_t>;
+        default: return nullptr;
+        }
+    }
+    if (op == "prmt") {
+        for (auto& m : r.mods)
+            if (m == ".f4e" || m == ".b4e" || m == ".rc8" || m == ".ecl" || m == ".ecr" ||
+                m == ".rc16")
+                return nullptr;
+        return prmt_h;
+    }
+    if (op == "shf") {
+        if (t != Ty::B32) return nullptr;
+        in.mode = uint8_t((r.has(".l") ? 1 : 0) | (r.has(".clamp") ? 2 : 0));
+        return shf_h;
+    }
+    if (op == "sad") return by_int<sad_w>(t);
+    if (op == "dp4a") {
+        if (in.t == Ty::S32 && in.t2 == Ty::S32) return dp4a_h<true, true>;
+        if (in.t == Ty::U32 && in.t2 == Ty::U32) return dp4a_h<false, false>;
+        if (in.t == Ty::S32 && in.t2 == Ty::U32) return dp4a_h<true, false>;
+        if (in.t == Ty::U32 && in.t2 == Ty::S32) return dp4a_h<false, true>;
+        return nullptr;
+    }
+    if (op == "selp") {
+        if (ty_float(t)) return selp_h<uint64_t>;
+        return by_int<selp_w>(t);
+    }
+    if (op == "setp") {
+        if (ty_float(in.t2)) return nullptr;
+        return by_int<setp_int_w>(in.t2);
+    }
+    if (op == "set") {
+        if (ty_float(in.t2)) return nullptr;
+        if (in.nd != 1) return nullptr;
+        return by_int<set_int_w>(in.t2);
+    }
+    if (op == "slct") return slct_h<uint64_t>;
+    return nullptr;
+}
+
+} // namespace cfr::emu

@@ -1,0 +1,298 @@
+// Memory instructions: ld/ldu/st (scalar and vector, every state space and generic addressing),
+// atom/red (add incl. f32/f64, min, max, inc, dec, exch, cas, and, or, xor), cvta, isspacep and
+// prefetch. Every access is bounds- and alignment-checked; a bad one stops the launch.
+#include "emulator/decode.hpp"
+#include "emulator/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cfr::emu {
+
+uint8_t* access(Exec& x, Space space, uint64_t addr, uint32_t bytes, unsigned lane, bool write) {
+    if (space == Space::Generic) {
+        if (addr >= kSharedWindow && addr < kSharedWindow + kWindowSize) {
+            space = Space::Shared;
+            addr -= kSharedWindow;
+        } else if (addr >= kLocalWindow && addr < kLocalWindow + kWindowSize) {
+            space = Space::Local;
+            addr -= kLocalWindow;
+        } else if (addr >= kParamWindow && addr < kParamWindow + kWindowSize) {
+            space = Space::KernelParam;
+            addr -= kParamWindow;
+        } else {
+            space = Space::Global;
+        }
+    }
+    if (bytes > 1 && (addr & (bytes - 1)) != 0)
+        fault(x, ErrorCode::Misaligned,
+              "misaligned " + std::to_string(bytes) + "-byte " + (write ? "write" : "read"),
+              int(lane), &addr);
+    switch (space) {
+    case Space::Global:
+    case Space::Const: {
+        Allocation* a = x.w->cache;
+        if (!a || !a->contains(addr, bytes)) {
+            a = x.L->memory->find(addr, bytes);
+            if (!a)
+                fault(x, ErrorCode::OutOfBounds,
+                      std::string("out-of-bounds global ") + (write ? "write" : "read"),
+                      int(lane), &addr);
+            x.w->cache = a;
+        }
+        if (write && a->read_only)
+            fault(x, ErrorCode::OutOfBounds, "write to constant memory", int(lane), &addr);
+        return a->data() + (addr - a->base);
+    }
+    case Space::Shared:
+        if (addr + bytes > x.B->shared.size() || addr >= x.B->shared.size())
+            fault(x, ErrorCode::OutOfBounds,
+                  std::string("out-of-bounds shared ") + (write ? "write" : "read"), int(lane),
+                  &addr);
+        return x.B->shared.data() + addr;
+    case Space::Local:
+    case Space::FrameParam:
+        if (addr + bytes > x.w->local_top || addr >= x.w->local_top)
+            fault(x, ErrorCode::OutOfBounds,
+                  std::string("out-of-bounds local ") + (write ? "write" : "read"), int(lane),
+                  &addr);
+        return x.w->local[lane].data() + addr;
+    case Space::KernelParam:
+        if (write || addr + bytes > x.L->params.size() || addr >= x.L->params.size())
+            fault(x, ErrorCode::OutOfBounds,
+                  std::string("out-of-bounds parameter ") + (write ? "write" : "read"),
+                  int(lane), &addr);
+        return x.L->params.data() + addr;
+    default: break;
+    }
+    fault(x, ErrorCode::OutOfBounds, "bad address space", int(lane), &addr);
+}
+
+namespace {
+
+inline uint64_t load_bits(const uint8_t* p, unsigned n, bool sign) {
+    switch (n) {
+    case 1: return sign ? uint64_t(int64_t(int8_t(*p))) : *p;
+    case 2: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return sign ? uint64_t(int64_t(int16_t(v))) : v;
+    }
+    case 4: {
+        uint32_t v;
+        std::memcpy(&v, p, 4);
+        return sign ? uint64_t(int64_t(int32_t(v))) : v;
+    }
+    default: {
+        uint64_t v;
+        std::memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
+template <unsigned N, bool Sign>
+void ld_h(Exec& x, const Inst& in) {
+    unsigned vec = in.vec;
+    for_lanes(x.mask, [&](unsigned l) {
+        uint64_t a = effective_address(x, in, l);
+        const uint8_t* p = access(x, in.addr.space, a, N * vec, l, false);
+        for (unsigned k = 0; k < vec; ++k)
+            wr(x, in.d[k], l, load_bits(p + k * N, N, Sign));
+    });
+}
+
+// Stores and atomics bump the launch's write epoch only when they change memory: a loop that
+// rewrites the same values makes no progress (see engine.cpp).
+template <unsigned N>
+void st_h(Exec& x, const Inst& in) {
+    unsigned vec = in.vec;
+    bool changed = false;
+    for_lanes(x.mask, [&](unsigned l) {
+        uint64_t a = effective_address(x, in, l);
+        uint8_t* p = access(x, in.addr.space, a, N * vec, l, true);
+        for (unsigned k = 0; k < vec; ++k) {
+            uint64_t v = rd(x, in.s[k], l);
+            if (std::memcmp(p + k * N, &v, N) != 0) {
+                changed = true;
+                std::memcpy(p + k * N, &v, N);
+            }
+        }
+    });
+    if (changed) x.L->write_epoch.fetch_add(1, std::memory_order_relaxed);
+}
+
+enum AtomOp : uint8_t { Add, Min, Max, Inc, Dec, Exch, Cas, And, Or, Xor };
+
+template <class T>
+T atom_apply(uint8_t op, T old, T b, T c) {
+    switch (op) {
+    case Add:
+        if constexpr (std::is_floating_point_v<T>) return old + b;
+        else return T(std::make_unsigned_t<T>(old) + std::make_unsigned_t<T>(b));
+    case Min:
+        if constexpr (std::is_floating_point_v<T>) return std::fmin(old, b);
+        else return old < b ? old : b;
+    case Max:
+        if constexpr (std::is_floating_point_v<T>) return std::fmax(old, b);
+        else return old > b ? old : b;
+    case Exch: return b;
+    case Cas: return old == b ? c : old;
+    default: break;
+    }
+    if constexpr (std::is_integral_v<T>) {
+        switch (op) {
+        case Inc: return (old >= b) ? T(0) : T(old + 1);
+        case Dec: return (old == 0 || old > b) ? b : T(old - 1);
+        case And: return T(old & b);
+        case Or: return T(old | b);
+        case Xor: return T(old ^ b);
+        default: break;
+        }
+    }
+    return old;
+}
+
+template <class T>
+void atom_h(Exec& x, const Inst& in) {
+    bool locked = x.L->parallel;
+    bool changed = false;
+    for_lanes(x.mask, [&](unsigned l) {
+        uint64_t a = effective_address(x, in, l);
+        uint8_t* p = access(x, in.addr.space, a, sizeof(T), l, true);
+        T b = as<T>(rd(x, in.s[0], l));
+        T c = in.ns > 1 ? as<T>(rd(x, in.s[1], l)) : T(0);
+        bool global = p < x.B->shared.data() || p >= x.B->shared.data() + x.B->shared.size();
+        T old;
+        if (locked && global) {
+            std::lock_guard g(x.L->memory->lock_for(a));
+            std::memcpy(&old, p, sizeof(T));
+            T n = atom_apply<T>(in.mode, old, b, c);
+            if (std::memcmp(&n, &old, sizeof(T)) != 0) changed = true;
+            std::memcpy(p, &n, sizeof(T));
+        } else {
+            std::memcpy(&old, p, sizeof(T));
+            T n = atom_apply<T>(in.mode, old, b, c);
+            if (std::memcmp(&n, &old, sizeof(T)) != 0) changed = true;
+            std::memcpy(p, &n, sizeof(T));
+        }
+        if (in.nd) wr(x, in.d[0], l, bits<T>(old));
+    });
+    if (changed) x.L->write_epoch.fetch_add(1, std::memory_order_relaxed);
+}
+
+void cvta_h(Exec& x, const Inst& in) {
+    // mode: 0 identity, 1 to generic (add window), 2 from generic (subtract window)
+    uint64_t window = in.target;
+    uint64_t w64 = window == 1 ? kSharedWindow : window == 2 ? kLocalWindow : kParamWindow;
+    bool narrow = in.t == Ty::U32 || in.t == Ty::B32;
+    for_lanes(x.mask, [&](unsigned l) {
+        uint64_t a = rd(x, in.s[0], l);
+        if (in.mode == 1) a += w64;
+        if (in.mode == 2) a -= w64;
+        wr(x, in.d[0], l, narrow ? uint32_t(a) : a);
+    });
+}
+void isspacep_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        uint64_t a = rd(x, in.s[0], l);
+        bool r;
+        switch (in.mode) {
+        case 1: r = a >= kSharedWindow && a < kSharedWindow + kWindowSize; break;
+        case 2: r = a >= kLocalWindow && a < kLocalWindow + kWindowSize; break;
+        case 3: r = a >= kParamWindow && a < kParamWindow + kWindowSize; break;
+        default: r = a < kSharedWindow; break;
+        }
+        wr(x, in.d[0], l, r);
+    });
+}
+void nop_h(Exec&, const Inst&) {}
+
+template <unsigned N> Handler ld_for(bool sign) { return sign ? ld_h<N, true> : ld_h<N, false>; }
+
+} // namespace
+
+Handler select_memory(const DecodeRequest& r, Inst& in) {
+    const std::string& op = r.op;
+    if (op == "prefetch" || op == "prefetchu" || op == "discard" || op == "applypriority")
+        return nop_h;
+    if (op == "ld" || op == "ldu" || op == "st") {
+        // A [symbol] of a .func's parameter or a local variable lives in the frame.
+        if (r.has(".param") && in.addr.frame_relative) in.addr.space = Space::Local;
+        if (!r.has(".param") && in.addr.space == Space::KernelParam && !in.addr.has_reg &&
+            !r.has(".global") && !r.has(".shared") && !r.has(".local") && !r.has(".const")) {
+            // a generic access naming a kernel parameter: the parameter window
+            in.addr.offset += int64_t(kParamWindow);
+            in.addr.space = Space::Generic;
+        }
+        unsigned n = ty_bytes(in.t);
+        if (n == 0 || in.vec > 4) return nullptr;
+        if (op == "st") {
+            switch (n) {
+            case 1: return st_h<1>;
+            case 2: return st_h<2>;
+            case 4: return st_h<4>;
+            case 8: return st_h<8>;
+            }
+            return nullptr;
+        }
+        bool sign = ty_signed(in.t);
+        switch (n) {
+        case 1: return ld_for<1>(sign);
+        case 2: return ld_for<2>(sign);
+        case 4: return ld_for<4>(sign);
+        case 8: return ld_for<8>(sign);
+        }
+        return nullptr;
+    }
+    if (op == "atom" || op == "red") {
+        static const std::pair<const char*, AtomOp> ops[] = {
+            {".add", Add}, {".min", Min}, {".max", Max}, {".inc", Inc}, {".dec", Dec},
+            {".exch", Exch}, {".cas", Cas}, {".and", And}, {".or", Or}, {".xor", Xor}};
+        int found = -1;
+        for (auto& [n, o] : ops)
+            if (r.has(n)) found = o;
+        if (found < 0 || in.vec != 1) return nullptr;
+        in.mode = uint8_t(found);
+        if (in.addr.space == Space::Const || in.addr.space == Space::KernelParam) return nullptr;
+        bool f = ty_float(in.t);
+        if (f && !(found == Add || found == Exch || found == Min || found == Max)) return nullptr;
+        switch (in.t) {
+        case Ty::B32: case Ty::U32: return atom_h<uint32_t>;
+        case Ty::S32: return atom_h<int32_t>;
+        case Ty::B64: case Ty::U64: return atom_h<uint64_t>;
+        case Ty::S64: return atom_h<int64_t>;
+        case Ty::F32: return atom_h<float>;
+        case Ty::F64: return atom_h<double>;
+        default: return nullptr;
+        }
+    }
+    if (op == "cvta") {
+        bool to = r.has(".to");
+        if (in.addr.space == Space::Global || in.addr.space == Space::Const) {
+            in.mode = 0;
+        } else if (in.addr.space == Space::Shared) {
+            in.mode = to ? 2 : 1;
+            in.target = 1;
+        } else if (in.addr.space == Space::Local) {
+            in.mode = to ? 2 : 1;
+            in.target = 2;
+        } else if (in.addr.space == Space::KernelParam) {
+            in.mode = to ? 2 : 1;
+            in.target = 3;
+        } else {
+            return nullptr;
+        }
+        return cvta_h;
+    }
+    if (op == "isspacep") {
+        in.mode = in.addr.space == Space::Shared ? 1
+                  : in.addr.space == Space::Local ? 2
+                  : in.addr.space == Space::KernelParam ? 3
+                                                        : 0;
+        return isspacep_h;
+    }
+    return nullptr;
+}
+
+} // namespace cfr::emu

@@ -1,0 +1,164 @@
+// The decoded, executable form of a PTX module: one flat array of instructions for all functions,
+// each with its handler chosen at decode time and typed operand slots (register index or
+// immediate bits, address mode), so that execution never looks at strings.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace cfr::emu {
+
+struct Exec; // execution context of one warp instruction (engine.hpp)
+struct Inst;
+using Handler = void (*)(Exec&, const Inst&);
+
+inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+enum class Ty : uint8_t {
+    None, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F16x2, BF16, BF16x2, F32,
+    F64, Pred
+};
+
+inline unsigned ty_bytes(Ty t) {
+    switch (t) {
+    case Ty::B8: case Ty::U8: case Ty::S8: return 1;
+    case Ty::B16: case Ty::U16: case Ty::S16: case Ty::F16: case Ty::BF16: return 2;
+    case Ty::B32: case Ty::U32: case Ty::S32: case Ty::F32: case Ty::F16x2: case Ty::BF16x2:
+        return 4;
+    case Ty::B64: case Ty::U64: case Ty::S64: case Ty::F64: return 8;
+    case Ty::Pred: return 1;
+    default: return 0;
+    }
+}
+inline bool ty_signed(Ty t) { return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || t == Ty::S64; }
+inline bool ty_float(Ty t) {
+    return t == Ty::F16 || t == Ty::F32 || t == Ty::F64 || t == Ty::BF16;
+}
+
+// Where a memory operand points.
+enum class Space : uint8_t {
+    Generic,
+    Global,
+    Shared,
+    Local,      // per-thread; addresses are offsets in the thread's local arena
+    KernelParam, // the launch's parameter buffer (uniform)
+    FrameParam, // .func parameters and call-site .param variables, kept in the local arena
+    Const,      // module .const data, allocated in global memory
+};
+
+// Generic address windows. Global allocations live below kSharedWindow.
+inline constexpr uint64_t kSharedWindow = uint64_t(1) << 48;
+inline constexpr uint64_t kLocalWindow = uint64_t(2) << 48;
+inline constexpr uint64_t kParamWindow = uint64_t(3) << 48;
+inline constexpr uint64_t kWindowSize = uint64_t(1) << 32;
+
+struct Src {
+    bool imm = true;
+    uint32_t reg = 0;
+    uint64_t bits = 0; // immediate value, already converted to the instruction's type
+};
+
+struct Addr {
+    Space space = Space::Generic;
+    bool has_reg = false;
+    bool frame_relative = false; // a local/param symbol: add the frame's base at run time
+    uint32_t reg = 0;
+    int64_t offset = 0;
+};
+
+enum class Cmp : uint8_t {
+    Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan
+};
+enum class BoolOp : uint8_t { None, And, Or, Xor };
+enum class Rnd : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi, Rna };
+
+struct Inst {
+    Handler fn = nullptr;
+    Ty t = Ty::None;  // the instruction type (destination type for cvt)
+    Ty t2 = Ty::None; // second type: cvt source, setp compare type, ...
+    Cmp cmp = Cmp::Eq;
+    BoolOp boolop = BoolOp::None;
+    Rnd rnd = Rnd::None;
+    bool ftz = false, sat = false, approx = false;
+    bool control = false; // the handler manages the reconvergence stack itself
+    bool leader = false;  // first instruction of a basic block
+    bool guard_neg = false;
+    bool neg_src2 = false; // !p on the combining predicate of setp/set
+    uint8_t mode = 0;      // op-specific sub-mode (shfl mode, vote mode, atom op, mul hi/lo/wide..)
+    uint8_t vec = 1;       // vector width of ld/st/mov pack
+    uint8_t nd = 0, ns = 0;
+    uint32_t guard = kNone; // predicate register
+    uint32_t d[4] = {kNone, kNone, kNone, kNone};
+    Src s[4];
+    Addr addr;
+    uint32_t target = kNone; // branch target pc; callee function index
+    uint32_t rpc = kNone;    // reconvergence pc (immediate post-dominator) for branches
+    uint32_t aux = kNone;    // index of a side table (jump table, call site)
+    uint32_t block = 0;      // module-wide basic block number
+    uint32_t line = 0;
+    uint32_t function = 0;
+    const char* name = ""; // opcode spelling, for errors
+};
+
+struct CallSite {
+    uint32_t callee = 0;
+    // Arguments: either a caller frame offset holding the value (from_frame) or a register /
+    // immediate written into the callee's parameter slot.
+    struct Arg {
+        bool from_frame = true;
+        uint32_t frame_offset = 0;
+        Src value;
+        uint32_t size = 0;
+    };
+    std::vector<Arg> args;
+    std::vector<uint32_t> ret_frame_offsets; // caller frame offsets receiving the return values
+};
+
+struct ParamSlot {
+    std::string name;
+    uint32_t offset = 0;
+    uint32_t size = 0;
+    uint32_t align = 1;
+};
+
+enum class Builtin : uint8_t { None, Vprintf, AssertFail, Malloc, Free };
+
+struct DFunction {
+    std::string name;
+    bool is_entry = false;
+    bool has_body = false;
+    Builtin builtin = Builtin::None;
+    uint32_t begin_pc = 0, end_pc = 0; // end_pc: the function's synthetic end instruction
+    uint32_t nregs = 0;
+    std::vector<uint8_t> reg_bits; // declared width of each register (1 for .pred)
+    std::vector<std::string> reg_names;
+    uint32_t frame_bytes = 0;           // per-thread local arena bytes of one activation
+    std::vector<ParamSlot> params;      // kernel: offsets in the parameter buffer; func: in frame
+    std::vector<ParamSlot> returns;     // func: frame offsets
+    uint32_t param_bytes = 0;
+    std::vector<uint32_t> callees;
+    std::string error;   // the first decode error: the function cannot run
+    uint32_t first_block = 0, block_count = 0; // module-wide block numbers
+};
+
+struct BlockInfo {
+    uint32_t function = 0;
+    uint32_t start_pc = 0;
+    uint32_t line = 0;
+    uint32_t index = 0; // within the function
+    std::string label;
+};
+
+struct Program {
+    std::vector<Inst> code;
+    std::vector<DFunction> functions;
+    std::vector<BlockInfo> blocks;
+    std::vector<std::vector<uint32_t>> jump_tables; // brx.idx targets (pcs)
+    std::vector<CallSite> calls;
+    uint32_t static_shared_bytes = 0;
+    uint32_t dynamic_shared_offset = 0; // where extern .shared arrays start
+};
+
+} // namespace cfr::emu

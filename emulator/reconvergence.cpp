@@ -1,0 +1,155 @@
+// Basic blocks of a decoded function and the reconvergence point of every branch: the immediate
+// post-dominator of the branch's block (the virtual exit maps to the function's end pc). Uses
+// cfr::analysis::post_dominators when the passes library provides it, else the iterative
+// algorithm of Cooper, Harvey and Kennedy on the reverse CFG.
+#include "emulator/decode.hpp"
+#include "ptx/digraph.hpp"
+
+#include <algorithm>
+
+namespace cfr::emu {
+
+namespace {
+
+// Immediate post-dominators: for each node, its ipdom (the exit maps to itself; nodes that cannot
+// reach the exit map to the exit).
+std::vector<NodeId> ipdoms(const Digraph& g, NodeId exit) {
+    size_t n = g.size();
+    // Reverse post-order of the reverse graph from exit.
+    std::vector<int> order(n, -1);
+    std::vector<NodeId> rpo;
+    {
+        std::vector<std::pair<NodeId, size_t>> st{{exit, 0}};
+        std::vector<char> seen(n, 0);
+        seen[exit] = 1;
+        std::vector<NodeId> post;
+        while (!st.empty()) {
+            auto& [v, i] = st.back();
+            if (i < g.pred[v].size()) {
+                NodeId u = g.pred[v][i++];
+                if (!seen[u]) {
+                    seen[u] = 1;
+                    st.push_back({u, 0});
+                }
+            } else {
+                post.push_back(v);
+                st.pop_back();
+            }
+        }
+        rpo.assign(post.rbegin(), post.rend());
+        for (size_t k = 0; k < rpo.size(); ++k)
+            order[rpo[k]] = int(k);
+    }
+    constexpr NodeId undef = ~NodeId(0);
+    std::vector<NodeId> idom(n, undef);
+    idom[exit] = exit;
+    auto intersect = [&](NodeId a, NodeId b) {
+        while (a != b) {
+            while (order[a] > order[b])
+                a = idom[a];
+            while (order[b] > order[a])
+                b = idom[b];
+        }
+        return a;
+    };
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (NodeId v : rpo) {
+            if (v == exit) continue;
+            NodeId nd = undef;
+            for (NodeId s : g.succ[v]) { // predecessors in the reverse graph
+                if (order[s] < 0 || idom[s] == undef) continue;
+                nd = nd == undef ? s : intersect(s, nd);
+            }
+            if (nd != undef && idom[v] != nd) {
+                idom[v] = nd;
+                changed = true;
+            }
+        }
+    }
+    for (auto& d : idom)
+        if (d == undef) d = exit;
+    return idom;
+}
+
+} // namespace
+
+void find_blocks_and_reconvergence(Program& p, uint32_t fidx,
+                                   const std::vector<std::string>& labels_at_pc) {
+    DFunction& f = p.functions[fidx];
+    uint32_t b = f.begin_pc, e = f.end_pc; // e: the synthetic end, its own block
+    std::vector<char> leader(e + 1 - b, 0);
+    leader[0] = 1;
+    auto is_branchy = [&](const Inst& in) {
+        std::string_view n = in.name;
+        return n.rfind("bra", 0) == 0 || n.rfind("brx", 0) == 0 || n.rfind("ret", 0) == 0 ||
+               n.rfind("exit", 0) == 0 || n.rfind("trap", 0) == 0;
+    };
+    for (uint32_t pc = b; pc < e; ++pc) {
+        const Inst& in = p.code[pc];
+        if (!labels_at_pc[pc - b].empty()) leader[pc - b] = 1;
+        if (is_branchy(in)) leader[pc + 1 - b] = 1;
+        if (in.target != kNone && std::string_view(in.name).rfind("bra", 0) == 0 &&
+            in.target >= b && in.target <= e)
+            leader[in.target - b] = 1;
+        if (in.aux != kNone && std::string_view(in.name).rfind("brx", 0) == 0)
+            for (uint32_t t : p.jump_tables[in.aux])
+                leader[t - b] = 1;
+    }
+    leader[e - b] = 1;
+    f.first_block = uint32_t(p.blocks.size());
+    std::vector<uint32_t> block_of(e + 1 - b);
+    uint32_t nb = 0;
+    for (uint32_t pc = b; pc <= e; ++pc) {
+        if (leader[pc - b]) {
+            BlockInfo bi;
+            bi.function = fidx;
+            bi.start_pc = pc;
+            bi.line = p.code[pc].line;
+            bi.index = nb;
+            bi.label = pc - b < labels_at_pc.size() ? labels_at_pc[pc - b] : "";
+            p.blocks.push_back(bi);
+            ++nb;
+        }
+        block_of[pc - b] = nb - 1;
+        p.code[pc].leader = leader[pc - b];
+        p.code[pc].block = f.first_block + nb - 1;
+    }
+    f.block_count = nb;
+    // CFG over blocks; node nb is the virtual exit (the end block nb-1 leads to it).
+    Digraph g(nb + 1);
+    NodeId exit = nb;
+    for (uint32_t k = 0; k < nb; ++k) {
+        uint32_t start = p.blocks[f.first_block + k].start_pc;
+        uint32_t last = k + 1 < nb ? p.blocks[f.first_block + k + 1].start_pc - 1 : e;
+        const Inst& in = p.code[last];
+        std::string_view n = in.name;
+        (void)start;
+        if (last == e) {
+            g.add_edge(k, exit);
+        } else if (n.rfind("bra", 0) == 0) {
+            g.add_edge(k, block_of[in.target - b]);
+            if (in.guard != kNone) g.add_edge(k, k + 1);
+        } else if (n.rfind("brx", 0) == 0) {
+            for (uint32_t t : p.jump_tables[in.aux])
+                g.add_edge(k, block_of[t - b]);
+            if (in.guard != kNone) g.add_edge(k, k + 1);
+        } else if (n.rfind("ret", 0) == 0 || n.rfind("exit", 0) == 0 ||
+                   n.rfind("trap", 0) == 0) {
+            g.add_edge(k, exit);
+            if (in.guard != kNone) g.add_edge(k, k + 1);
+        } else {
+            g.add_edge(k, k + 1);
+        }
+    }
+    std::vector<NodeId> ip = ipdoms(g, exit);
+    for (uint32_t k = 0; k < nb; ++k) {
+        uint32_t last = k + 1 < nb ? p.blocks[f.first_block + k + 1].start_pc - 1 : e;
+        Inst& in = p.code[last];
+        NodeId d = ip[k];
+        in.rpc = d == exit ? e : p.blocks[f.first_block + d].start_pc;
+    }
+}
+
+} // namespace cfr::emu
