@@ -27,16 +27,29 @@ struct RoundingScope {
 
 int fe_mode(Rnd r) {
     switch (r) {
-    case Rnd::Rz: case Rnd::Rzi: return FE_TOWARDZERO;
-    case Rnd::Rm: case Rnd::Rmi: return FE_DOWNWARD;
-    case Rnd::Rp: case Rnd::Rpi: return FE_UPWARD;
-    default: return FE_TONEAREST;
+    case Rnd::Rz:
+    case Rnd::Rzi:
+        return FE_TOWARDZERO;
+    case Rnd::Rm:
+    case Rnd::Rmi:
+        return FE_DOWNWARD;
+    case Rnd::Rp:
+    case Rnd::Rpi:
+        return FE_UPWARD;
+    default:
+        return FE_TONEAREST;
     }
 }
 
-float half_to_float(uint16_t h) { return float(std::bit_cast<_Float16>(h)); }
-uint16_t float_to_half(float f) { return std::bit_cast<uint16_t>(_Float16(f)); }
-float bf16_to_float(uint16_t h) { return std::bit_cast<float>(uint32_t(h) << 16); }
+float half_to_float(uint16_t h) {
+    return float(std::bit_cast<_Float16>(h));
+}
+uint16_t float_to_half(float f) {
+    return std::bit_cast<uint16_t>(_Float16(f));
+}
+float bf16_to_float(uint16_t h) {
+    return std::bit_cast<float>(uint32_t(h) << 16);
+}
 uint16_t float_to_bf16(float f, Rnd r) {
     uint32_t u = std::bit_cast<uint32_t>(f);
     if (std::isnan(f)) return uint16_t((u >> 16) | 0x40);
@@ -47,23 +60,39 @@ uint16_t float_to_bf16(float f, Rnd r) {
 
 int64_t int_min(Ty t) {
     switch (t) {
-    case Ty::S8: return INT8_MIN;
-    case Ty::S16: return INT16_MIN;
-    case Ty::S32: return INT32_MIN;
-    case Ty::S64: return INT64_MIN;
-    default: return 0;
+    case Ty::S8:
+        return INT8_MIN;
+    case Ty::S16:
+        return INT16_MIN;
+    case Ty::S32:
+        return INT32_MIN;
+    case Ty::S64:
+        return INT64_MIN;
+    default:
+        return 0;
     }
 }
 uint64_t int_max(Ty t) {
     switch (t) {
-    case Ty::S8: return INT8_MAX;
-    case Ty::S16: return INT16_MAX;
-    case Ty::S32: return INT32_MAX;
-    case Ty::S64: return INT64_MAX;
-    case Ty::U8: case Ty::B8: return UINT8_MAX;
-    case Ty::U16: case Ty::B16: return UINT16_MAX;
-    case Ty::U32: case Ty::B32: return UINT32_MAX;
-    default: return UINT64_MAX;
+    case Ty::S8:
+        return INT8_MAX;
+    case Ty::S16:
+        return INT16_MAX;
+    case Ty::S32:
+        return INT32_MAX;
+    case Ty::S64:
+        return INT64_MAX;
+    case Ty::U8:
+    case Ty::B8:
+        return UINT8_MAX;
+    case Ty::U16:
+    case Ty::B16:
+        return UINT16_MAX;
+    case Ty::U32:
+    case Ty::B32:
+        return UINT32_MAX;
+    default:
+        return UINT64_MAX;
     }
 }
 
@@ -75,20 +104,29 @@ uint64_t mask_to(Ty t, uint64_t v) {
 // Sign-extend signed narrow results, zero-extend the rest.
 uint64_t store_int(Ty t, uint64_t v) {
     switch (t) {
-    case Ty::S8: return uint64_t(int64_t(int8_t(v)));
-    case Ty::S16: return uint64_t(int64_t(int16_t(v)));
-    case Ty::S32: return uint32_t(v);
-    default: return mask_to(t, v);
+    case Ty::S8:
+        return uint64_t(int64_t(int8_t(v)));
+    case Ty::S16:
+        return uint64_t(int64_t(int16_t(v)));
+    case Ty::S32:
+        return uint32_t(v);
+    default:
+        return mask_to(t, v);
     }
 }
 
 double round_integral(double v, Rnd r) {
     switch (r) {
-    case Rnd::Rni: return std::nearbyint(v); // default mode: nearest even
-    case Rnd::Rzi: return std::trunc(v);
-    case Rnd::Rmi: return std::floor(v);
-    case Rnd::Rpi: return std::ceil(v);
-    default: return v;
+    case Rnd::Rni:
+        return std::nearbyint(v); // default mode: nearest even
+    case Rnd::Rzi:
+        return std::trunc(v);
+    case Rnd::Rmi:
+        return std::floor(v);
+    case Rnd::Rpi:
+        return std::ceil(v);
+    default:
+        return v;
     }
 }
 
@@ -103,12 +141,30 @@ struct Value {
 Value read(Ty t, uint64_t bits, bool ftz) {
     Value v{Value::Unsigned};
     switch (t) {
-    case Ty::S8: v.kind = Value::Signed; v.i = int8_t(bits); break;
-    case Ty::S16: v.kind = Value::Signed; v.i = int16_t(bits); break;
-    case Ty::S32: v.kind = Value::Signed; v.i = int32_t(bits); break;
-    case Ty::S64: v.kind = Value::Signed; v.i = int64_t(bits); break;
-    case Ty::F16: v.kind = Value::Float; v.f = half_to_float(uint16_t(bits)); break;
-    case Ty::BF16: v.kind = Value::Float; v.f = bf16_to_float(uint16_t(bits)); break;
+    case Ty::S8:
+        v.kind = Value::Signed;
+        v.i = int8_t(bits);
+        break;
+    case Ty::S16:
+        v.kind = Value::Signed;
+        v.i = int16_t(bits);
+        break;
+    case Ty::S32:
+        v.kind = Value::Signed;
+        v.i = int32_t(bits);
+        break;
+    case Ty::S64:
+        v.kind = Value::Signed;
+        v.i = int64_t(bits);
+        break;
+    case Ty::F16:
+        v.kind = Value::Float;
+        v.f = half_to_float(uint16_t(bits));
+        break;
+    case Ty::BF16:
+        v.kind = Value::Float;
+        v.f = bf16_to_float(uint16_t(bits));
+        break;
     case Ty::F32: {
         float f = std::bit_cast<float>(uint32_t(bits));
         if (ftz && std::fpclassify(f) == FP_SUBNORMAL) f = std::copysign(0.0f, f);
@@ -117,8 +173,13 @@ Value read(Ty t, uint64_t bits, bool ftz) {
         v.from_f32 = true;
         break;
     }
-    case Ty::F64: v.kind = Value::Float; v.f = std::bit_cast<double>(bits); break;
-    default: v.u = mask_to(t, bits); break;
+    case Ty::F64:
+        v.kind = Value::Float;
+        v.f = std::bit_cast<double>(bits);
+        break;
+    default:
+        v.u = mask_to(t, bits);
+        break;
     }
     return v;
 }
@@ -148,15 +209,14 @@ uint64_t convert(const Inst& in, uint64_t src) {
                 return store_int(dt, uint64_t(v.u > uint64_t(hi) ? hi : int64_t(v.u)));
             }
             uint64_t hi = int_max(dt);
-            if (v.kind == Value::Signed)
-                return v.i < 0 ? 0 : std::min<uint64_t>(uint64_t(v.i), hi);
+            if (v.kind == Value::Signed) return v.i < 0 ? 0 : std::min<uint64_t>(uint64_t(v.i), hi);
             return std::min(v.u, hi);
         }
         return store_int(dt, v.kind == Value::Signed ? uint64_t(v.i) : v.u);
     }
     // Destination float.
-    bool integral = in.rnd == Rnd::Rni || in.rnd == Rnd::Rzi || in.rnd == Rnd::Rmi ||
-                    in.rnd == Rnd::Rpi;
+    bool integral =
+        in.rnd == Rnd::Rni || in.rnd == Rnd::Rzi || in.rnd == Rnd::Rmi || in.rnd == Rnd::Rpi;
     RoundingScope rs(integral ? -1 : fe_mode(in.rnd));
     auto fin = [&](double d) {
         if (in.sat) d = std::isnan(d) ? 0.0 : std::clamp(d, 0.0, 1.0);
@@ -206,8 +266,9 @@ void cvt_u64_u32_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) { wr(x, in.d[0], l, uint32_t(rd(x, in.s[0], l))); });
 }
 void cvt_s64_s32_h(Exec& x, const Inst& in) {
-    for_lanes(x.mask,
-              [&](unsigned l) { wr(x, in.d[0], l, uint64_t(int64_t(int32_t(rd(x, in.s[0], l))))); });
+    for_lanes(x.mask, [&](unsigned l) {
+        wr(x, in.d[0], l, uint64_t(int64_t(int32_t(rd(x, in.s[0], l)))));
+    });
 }
 
 } // namespace

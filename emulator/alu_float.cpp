@@ -19,7 +19,7 @@ namespace {
 struct RoundingScope {
     int old = -1;
     explicit RoundingScope(Rnd r) {
-        int mode = r == Rnd::Rz ? FE_TOWARDZERO
+        int mode = r == Rnd::Rz   ? FE_TOWARDZERO
                    : r == Rnd::Rm ? FE_DOWNWARD
                    : r == Rnd::Rp ? FE_UPWARD
                                   : -1;
@@ -66,22 +66,27 @@ inline void funary(Exec& x, const Inst& in, F f) {
     });
 }
 
-template <class T> void fadd_h(Exec& x, const Inst& in) {
+template <class T>
+void fadd_h(Exec& x, const Inst& in) {
     fbinary<T>(x, in, [](T a, T b) { return T(a + b); });
 }
-template <class T> void fsub_h(Exec& x, const Inst& in) {
+template <class T>
+void fsub_h(Exec& x, const Inst& in) {
     fbinary<T>(x, in, [](T a, T b) { return T(a - b); });
 }
-template <class T> void fmul_h(Exec& x, const Inst& in) {
+template <class T>
+void fmul_h(Exec& x, const Inst& in) {
     fbinary<T>(x, in, [](T a, T b) { return T(a * b); });
 }
-template <class T> void fdiv_h(Exec& x, const Inst& in) {
+template <class T>
+void fdiv_h(Exec& x, const Inst& in) {
     fbinary<T>(x, in, [](T a, T b) { return T(a / b); });
 }
 void fdiv_approx_h(Exec& x, const Inst& in) {
     fbinary<float>(x, in, [](float a, float b) { return a * (1.0f / b); });
 }
-template <class T> void fmin_h(Exec& x, const Inst& in) {
+template <class T>
+void fmin_h(Exec& x, const Inst& in) {
     fbinary<T>(x, in, [](T a, T b) {
         if (std::isnan(a)) return b;
         if (std::isnan(b)) return a;
@@ -89,7 +94,8 @@ template <class T> void fmin_h(Exec& x, const Inst& in) {
         return a < b ? a : b;
     });
 }
-template <class T> void fmax_h(Exec& x, const Inst& in) {
+template <class T>
+void fmax_h(Exec& x, const Inst& in) {
     fbinary<T>(x, in, [](T a, T b) {
         if (std::isnan(a)) return b;
         if (std::isnan(b)) return a;
@@ -97,10 +103,12 @@ template <class T> void fmax_h(Exec& x, const Inst& in) {
         return a > b ? a : b;
     });
 }
-template <class T> void fcopysign_h(Exec& x, const Inst& in) {
+template <class T>
+void fcopysign_h(Exec& x, const Inst& in) {
     fbinary<T>(x, in, [](T a, T b) { return std::copysign(b, a); });
 }
-template <class T> void ffma_h(Exec& x, const Inst& in) {
+template <class T>
+void ffma_h(Exec& x, const Inst& in) {
     RoundingScope rs(in.rnd);
     bool ftz = in.ftz, sat = in.sat;
     for_lanes(x.mask, [&](unsigned l) {
@@ -110,19 +118,24 @@ template <class T> void ffma_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, bits<T>(saturate(flush(T(std::fma(T(va), b, c)), ftz), sat)));
     });
 }
-template <class T> void fabs_h(Exec& x, const Inst& in) {
+template <class T>
+void fabs_h(Exec& x, const Inst& in) {
     funary<T>(x, in, [](T a) { return std::fabs(a); });
 }
-template <class T> void fneg_h(Exec& x, const Inst& in) {
+template <class T>
+void fneg_h(Exec& x, const Inst& in) {
     funary<T>(x, in, [](T a) { return -a; });
 }
-template <class T> void frcp_h(Exec& x, const Inst& in) {
+template <class T>
+void frcp_h(Exec& x, const Inst& in) {
     funary<T>(x, in, [](T a) { return T(T(1) / a); });
 }
-template <class T> void fsqrt_h(Exec& x, const Inst& in) {
+template <class T>
+void fsqrt_h(Exec& x, const Inst& in) {
     funary<T>(x, in, [](T a) { return T(std::sqrt(T(a))); });
 }
-template <class T> void frsqrt_h(Exec& x, const Inst& in) {
+template <class T>
+void frsqrt_h(Exec& x, const Inst& in) {
     funary<T>(x, in, [](T a) { return T(1) / std::sqrt(a); });
 }
 void fsin_h(Exec& x, const Inst& in) {
@@ -145,25 +158,41 @@ template <class T>
 bool compare_float(Cmp c, T a, T b) {
     bool un = std::isnan(a) || std::isnan(b);
     switch (c) {
-    case Cmp::Eq: return !un && a == b;
-    case Cmp::Ne: return !un && a != b;
-    case Cmp::Lt: return !un && a < b;
-    case Cmp::Le: return !un && a <= b;
-    case Cmp::Gt: return !un && a > b;
-    case Cmp::Ge: return !un && a >= b;
-    case Cmp::Equ: return un || a == b;
-    case Cmp::Neu: return un || a != b;
-    case Cmp::Ltu: return un || a < b;
-    case Cmp::Leu: return un || a <= b;
-    case Cmp::Gtu: return un || a > b;
-    case Cmp::Geu: return un || a >= b;
-    case Cmp::Num: return !un;
-    case Cmp::Nan: return un;
-    default: return false;
+    case Cmp::Eq:
+        return !un && a == b;
+    case Cmp::Ne:
+        return !un && a != b;
+    case Cmp::Lt:
+        return !un && a < b;
+    case Cmp::Le:
+        return !un && a <= b;
+    case Cmp::Gt:
+        return !un && a > b;
+    case Cmp::Ge:
+        return !un && a >= b;
+    case Cmp::Equ:
+        return un || a == b;
+    case Cmp::Neu:
+        return un || a != b;
+    case Cmp::Ltu:
+        return un || a < b;
+    case Cmp::Leu:
+        return un || a <= b;
+    case Cmp::Gtu:
+        return un || a > b;
+    case Cmp::Geu:
+        return un || a >= b;
+    case Cmp::Num:
+        return !un;
+    case Cmp::Nan:
+        return un;
+    default:
+        return false;
     }
 }
 
-template <class T> void setp_float_h(Exec& x, const Inst& in) {
+template <class T>
+void setp_float_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         T a = flush(as<T>(rd(x, in.s[0], l)), in.ftz), b = flush(as<T>(rd(x, in.s[1], l)), in.ftz);
         bool r = compare_float(in.cmp, a, b);
@@ -171,7 +200,8 @@ template <class T> void setp_float_h(Exec& x, const Inst& in) {
         if (in.nd == 2) wr(x, in.d[1], l, combine(x, in, l, !r));
     });
 }
-template <class T> void set_float_h(Exec& x, const Inst& in) {
+template <class T>
+void set_float_h(Exec& x, const Inst& in) {
     bool fdst = in.t == Ty::F32;
     for_lanes(x.mask, [&](unsigned l) {
         T a = flush(as<T>(rd(x, in.s[0], l)), in.ftz), b = flush(as<T>(rd(x, in.s[1], l)), in.ftz);
@@ -179,18 +209,31 @@ template <class T> void set_float_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, r ? (fdst ? 0x3f800000u : 0xffffffffu) : 0u);
     });
 }
-template <class T> void testp_h(Exec& x, const Inst& in) {
+template <class T>
+void testp_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         T a = as<T>(rd(x, in.s[0], l));
         int c = std::fpclassify(a);
         bool r = false;
         switch (in.mode) {
-        case 0: r = std::isfinite(a); break;
-        case 1: r = std::isinf(a); break;
-        case 2: r = !std::isnan(a); break;
-        case 3: r = std::isnan(a); break;
-        case 4: r = c == FP_NORMAL; break;
-        case 5: r = c == FP_SUBNORMAL; break;
+        case 0:
+            r = std::isfinite(a);
+            break;
+        case 1:
+            r = std::isinf(a);
+            break;
+        case 2:
+            r = !std::isnan(a);
+            break;
+        case 3:
+            r = std::isnan(a);
+            break;
+        case 4:
+            r = c == FP_NORMAL;
+            break;
+        case 5:
+            r = c == FP_SUBNORMAL;
+            break;
         }
         wr(x, in.d[0], l, r);
     });
@@ -232,8 +275,8 @@ Handler select_float(const DecodeRequest& r, Inst& in) {
     if (op == "setp") return by_float<setp_float_w>(in.t2);
     if (op == "set") return in.nd == 1 ? by_float<set_float_w>(in.t2) : nullptr;
     if (op == "testp") {
-        static const char* modes[] = {".finite", ".infinite", ".number", ".notanumber",
-                                      ".normal", ".subnormal"};
+        static const char* modes[] = {".finite",     ".infinite", ".number",
+                                      ".notanumber", ".normal",   ".subnormal"};
         for (uint8_t i = 0; i < 6; ++i)
             if (r.has(modes[i])) {
                 in.mode = i;

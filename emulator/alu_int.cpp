@@ -28,15 +28,17 @@ template <class T, class F>
 inline void ternary(Exec& x, const Inst& in, F f) {
     for_lanes(x.mask, [&](unsigned l) {
         wr(x, in.d[0], l,
-           bits<T>(f(as<T>(rd(x, in.s[0], l)), as<T>(rd(x, in.s[1], l)),
-                     as<T>(rd(x, in.s[2], l)))));
+           bits<T>(
+               f(as<T>(rd(x, in.s[0], l)), as<T>(rd(x, in.s[1], l)), as<T>(rd(x, in.s[2], l)))));
     });
 }
 
-template <class T> void add_h(Exec& x, const Inst& in) {
+template <class T>
+void add_h(Exec& x, const Inst& in) {
     binary<T>(x, in, [](T a, T b) { return T(U<T>(a) + U<T>(b)); });
 }
-template <class T> void sub_h(Exec& x, const Inst& in) {
+template <class T>
+void sub_h(Exec& x, const Inst& in) {
     binary<T>(x, in, [](T a, T b) { return T(U<T>(a) - U<T>(b)); });
 }
 void add_sat_h(Exec& x, const Inst& in) {
@@ -53,38 +55,62 @@ void sub_sat_h(Exec& x, const Inst& in) {
 }
 
 // Wider type for hi/wide products.
-template <class T> struct Wide;
-template <> struct Wide<int16_t> { using type = int32_t; };
-template <> struct Wide<uint16_t> { using type = uint32_t; };
-template <> struct Wide<int32_t> { using type = int64_t; };
-template <> struct Wide<uint32_t> { using type = uint64_t; };
-template <> struct Wide<int64_t> { using type = __int128; };
-template <> struct Wide<uint64_t> { using type = unsigned __int128; };
+template <class T>
+struct Wide;
+template <>
+struct Wide<int16_t> {
+    using type = int32_t;
+};
+template <>
+struct Wide<uint16_t> {
+    using type = uint32_t;
+};
+template <>
+struct Wide<int32_t> {
+    using type = int64_t;
+};
+template <>
+struct Wide<uint32_t> {
+    using type = uint64_t;
+};
+template <>
+struct Wide<int64_t> {
+    using type = __int128;
+};
+template <>
+struct Wide<uint64_t> {
+    using type = unsigned __int128;
+};
 
-template <class T> void mul_lo_h(Exec& x, const Inst& in) {
+template <class T>
+void mul_lo_h(Exec& x, const Inst& in) {
     binary<T>(x, in, [](T a, T b) { return T(U<T>(a) * U<T>(b)); });
 }
-template <class T> void mul_hi_h(Exec& x, const Inst& in) {
+template <class T>
+void mul_hi_h(Exec& x, const Inst& in) {
     using W = typename Wide<T>::type;
     binary<T>(x, in, [](T a, T b) { return T((W(a) * W(b)) >> (sizeof(T) * 8)); });
 }
-template <class T> void mul_wide_h(Exec& x, const Inst& in) {
+template <class T>
+void mul_wide_h(Exec& x, const Inst& in) {
     using W = typename Wide<T>::type;
     for_lanes(x.mask, [&](unsigned l) {
         W r = W(as<T>(rd(x, in.s[0], l))) * W(as<T>(rd(x, in.s[1], l)));
         wr(x, in.d[0], l, bits<W>(r));
     });
 }
-template <class T> void mad_lo_h(Exec& x, const Inst& in) {
+template <class T>
+void mad_lo_h(Exec& x, const Inst& in) {
     ternary<T>(x, in, [](T a, T b, T c) { return T(U<T>(a) * U<T>(b) + U<T>(c)); });
 }
-template <class T> void mad_hi_h(Exec& x, const Inst& in) {
+template <class T>
+void mad_hi_h(Exec& x, const Inst& in) {
     using W = typename Wide<T>::type;
-    ternary<T>(x, in, [](T a, T b, T c) {
-        return T(U<T>((W(a) * W(b)) >> (sizeof(T) * 8)) + U<T>(c));
-    });
+    ternary<T>(x, in,
+               [](T a, T b, T c) { return T(U<T>((W(a) * W(b)) >> (sizeof(T) * 8)) + U<T>(c)); });
 }
-template <class T> void mad_wide_h(Exec& x, const Inst& in) {
+template <class T>
+void mad_wide_h(Exec& x, const Inst& in) {
     using W = typename Wide<T>::type;
     using UW = std::make_unsigned_t<W>;
     for_lanes(x.mask, [&](unsigned l) {
@@ -93,7 +119,8 @@ template <class T> void mad_wide_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, bits<W>(W(UW(r) + UW(c))));
     });
 }
-template <class T> void mul24_h(Exec& x, const Inst& in) {
+template <class T>
+void mul24_h(Exec& x, const Inst& in) {
     bool hi = in.mode == 2;
     bool mad = in.ns == 3;
     for_lanes(x.mask, [&](unsigned l) {
@@ -113,7 +140,8 @@ template <class T> void mul24_h(Exec& x, const Inst& in) {
     });
 }
 
-template <class T> void div_h(Exec& x, const Inst& in) {
+template <class T>
+void div_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         T a = as<T>(rd(x, in.s[0], l)), b = as<T>(rd(x, in.s[1], l));
         if (b == 0) fault(x, ErrorCode::DivideByZero, "integer division by zero", int(l));
@@ -129,7 +157,8 @@ template <class T> void div_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, bits<T>(r));
     });
 }
-template <class T> void rem_h(Exec& x, const Inst& in) {
+template <class T>
+void rem_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         T a = as<T>(rd(x, in.s[0], l)), b = as<T>(rd(x, in.s[1], l));
         if (b == 0) fault(x, ErrorCode::DivideByZero, "integer remainder by zero", int(l));
@@ -142,44 +171,55 @@ template <class T> void rem_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, bits<T>(r));
     });
 }
-template <class T> void min_h(Exec& x, const Inst& in) {
+template <class T>
+void min_h(Exec& x, const Inst& in) {
     binary<T>(x, in, [](T a, T b) { return a < b ? a : b; });
 }
-template <class T> void max_h(Exec& x, const Inst& in) {
+template <class T>
+void max_h(Exec& x, const Inst& in) {
     binary<T>(x, in, [](T a, T b) { return a > b ? a : b; });
 }
-template <class T> void abs_h(Exec& x, const Inst& in) {
+template <class T>
+void abs_h(Exec& x, const Inst& in) {
     unary<T>(x, in, [](T a) { return a < 0 ? T(U<T>(0) - U<T>(a)) : a; });
 }
-template <class T> void neg_h(Exec& x, const Inst& in) {
+template <class T>
+void neg_h(Exec& x, const Inst& in) {
     unary<T>(x, in, [](T a) { return T(U<T>(0) - U<T>(a)); });
 }
-template <class T> void and_h(Exec& x, const Inst& in) {
+template <class T>
+void and_h(Exec& x, const Inst& in) {
     binary<T>(x, in, [](T a, T b) { return T(a & b); });
 }
-template <class T> void or_h(Exec& x, const Inst& in) {
+template <class T>
+void or_h(Exec& x, const Inst& in) {
     binary<T>(x, in, [](T a, T b) { return T(a | b); });
 }
-template <class T> void xor_h(Exec& x, const Inst& in) {
+template <class T>
+void xor_h(Exec& x, const Inst& in) {
     binary<T>(x, in, [](T a, T b) { return T(a ^ b); });
 }
-template <class T> void not_h(Exec& x, const Inst& in) {
+template <class T>
+void not_h(Exec& x, const Inst& in) {
     unary<T>(x, in, [](T a) { return T(~a); });
 }
 void not_pred_h(Exec& x, const Inst& in) {
     unary<uint64_t>(x, in, [](uint64_t a) { return uint64_t(!(a & 1)); });
 }
-template <class T> void cnot_h(Exec& x, const Inst& in) {
+template <class T>
+void cnot_h(Exec& x, const Inst& in) {
     unary<T>(x, in, [](T a) { return T(a == 0 ? 1 : 0); });
 }
-template <class T> void shl_h(Exec& x, const Inst& in) {
+template <class T>
+void shl_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         U<T> a = U<T>(as<T>(rd(x, in.s[0], l)));
         uint32_t n = uint32_t(rd(x, in.s[1], l));
         wr(x, in.d[0], l, bits<T>(T(n >= sizeof(T) * 8 ? 0 : U<T>(a << n))));
     });
 }
-template <class T> void shr_h(Exec& x, const Inst& in) {
+template <class T>
+void shr_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         T a = as<T>(rd(x, in.s[0], l));
         uint32_t n = std::min<uint32_t>(uint32_t(rd(x, in.s[1], l)), sizeof(T) * 8);
@@ -191,7 +231,8 @@ template <class T> void shr_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, bits<T>(r));
     });
 }
-template <class T> void bfe_h(Exec& x, const Inst& in) {
+template <class T>
+void bfe_h(Exec& x, const Inst& in) {
     constexpr unsigned W = sizeof(T) * 8;
     for_lanes(x.mask, [&](unsigned l) {
         U<T> a = U<T>(as<T>(rd(x, in.s[0], l)));
@@ -206,7 +247,8 @@ template <class T> void bfe_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, uint64_t(d));
     });
 }
-template <class T> void bfi_h(Exec& x, const Inst& in) {
+template <class T>
+void bfi_h(Exec& x, const Inst& in) {
     constexpr unsigned W = sizeof(T) * 8;
     for_lanes(x.mask, [&](unsigned l) {
         T a = T(rd(x, in.s[0], l)), f = T(rd(x, in.s[1], l));
@@ -218,16 +260,20 @@ template <class T> void bfi_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, uint64_t(f));
     });
 }
-template <class T> void popc_h(Exec& x, const Inst& in) {
-    for_lanes(x.mask,
-              [&](unsigned l) { wr(x, in.d[0], l, unsigned(std::popcount(T(rd(x, in.s[0], l))))); });
+template <class T>
+void popc_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        wr(x, in.d[0], l, unsigned(std::popcount(T(rd(x, in.s[0], l)))));
+    });
 }
-template <class T> void clz_h(Exec& x, const Inst& in) {
+template <class T>
+void clz_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         wr(x, in.d[0], l, unsigned(std::countl_zero(T(rd(x, in.s[0], l)))));
     });
 }
-template <class T> void brev_h(Exec& x, const Inst& in) {
+template <class T>
+void brev_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         T a = T(rd(x, in.s[0], l)), r = 0;
         for (unsigned i = 0; i < sizeof(T) * 8; ++i)
@@ -235,7 +281,8 @@ template <class T> void brev_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, uint64_t(r));
     });
 }
-template <class T> void bfind_h(Exec& x, const Inst& in) {
+template <class T>
+void bfind_h(Exec& x, const Inst& in) {
     constexpr int W = int(sizeof(T) * 8);
     bool shiftamt = in.mode == 1;
     for_lanes(x.mask, [&](unsigned l) {
@@ -270,13 +317,15 @@ void shf_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, r);
     });
 }
-template <class T> void sad_h(Exec& x, const Inst& in) {
+template <class T>
+void sad_h(Exec& x, const Inst& in) {
     ternary<T>(x, in, [](T a, T b, T c) {
         U<T> d = a < b ? U<T>(U<T>(b) - U<T>(a)) : U<T>(U<T>(a) - U<T>(b));
         return T(U<T>(c) + d);
     });
 }
-template <bool SA, bool SB> void dp4a_h(Exec& x, const Inst& in) {
+template <bool SA, bool SB>
+void dp4a_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         uint32_t a = uint32_t(rd(x, in.s[0], l)), b = uint32_t(rd(x, in.s[1], l));
         int64_t acc = int32_t(rd(x, in.s[2], l));
@@ -288,13 +337,15 @@ template <bool SA, bool SB> void dp4a_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, uint32_t(acc));
     });
 }
-template <class T> void mov_h(Exec& x, const Inst& in) {
+template <class T>
+void mov_h(Exec& x, const Inst& in) {
     unary<T>(x, in, [](T a) { return a; });
 }
 void mov_pred_h(Exec& x, const Inst& in) {
     unary<uint64_t>(x, in, [](uint64_t a) { return a & 1; });
 }
-template <class T> void selp_h(Exec& x, const Inst& in) {
+template <class T>
+void selp_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         wr(x, in.d[0], l, (rd(x, in.s[2], l) & 1) ? rd(x, in.s[0], l) : rd(x, in.s[1], l));
     });
@@ -328,17 +379,28 @@ void mov_frame_h(Exec& x, const Inst& in) {
 
 bool compare_int(Cmp c, int64_t a, int64_t b, uint64_t ua, uint64_t ub, bool is_signed) {
     switch (c) {
-    case Cmp::Eq: return ua == ub;
-    case Cmp::Ne: return ua != ub;
-    case Cmp::Lt: return is_signed ? a < b : ua < ub;
-    case Cmp::Le: return is_signed ? a <= b : ua <= ub;
-    case Cmp::Gt: return is_signed ? a > b : ua > ub;
-    case Cmp::Ge: return is_signed ? a >= b : ua >= ub;
-    case Cmp::Lo: return ua < ub;
-    case Cmp::Ls: return ua <= ub;
-    case Cmp::Hi: return ua > ub;
-    case Cmp::Hs: return ua >= ub;
-    default: return false;
+    case Cmp::Eq:
+        return ua == ub;
+    case Cmp::Ne:
+        return ua != ub;
+    case Cmp::Lt:
+        return is_signed ? a < b : ua < ub;
+    case Cmp::Le:
+        return is_signed ? a <= b : ua <= ub;
+    case Cmp::Gt:
+        return is_signed ? a > b : ua > ub;
+    case Cmp::Ge:
+        return is_signed ? a >= b : ua >= ub;
+    case Cmp::Lo:
+        return ua < ub;
+    case Cmp::Ls:
+        return ua <= ub;
+    case Cmp::Hi:
+        return ua > ub;
+    case Cmp::Hs:
+        return ua >= ub;
+    default:
+        return false;
     }
 }
 
@@ -348,16 +410,21 @@ bool combine(const Exec& x, const Inst& in, unsigned l, bool r) {
     bool c = rd(x, in.s[2], l) & 1;
     if (in.neg_src2) c = !c;
     switch (in.boolop) {
-    case BoolOp::And: return r && c;
-    case BoolOp::Or: return r || c;
-    case BoolOp::Xor: return r != c;
-    default: return r;
+    case BoolOp::And:
+        return r && c;
+    case BoolOp::Or:
+        return r || c;
+    case BoolOp::Xor:
+        return r != c;
+    default:
+        return r;
     }
 }
 
 namespace {
 
-template <class T> void setp_int_h(Exec& x, const Inst& in) {
+template <class T>
+void setp_int_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         T a = as<T>(rd(x, in.s[0], l)), b = as<T>(rd(x, in.s[1], l));
         bool r = compare_int(in.cmp, int64_t(a), int64_t(b), uint64_t(U<T>(a)), uint64_t(U<T>(b)),
@@ -371,7 +438,8 @@ template <class T> void setp_int_h(Exec& x, const Inst& in) {
         }
     });
 }
-template <class T> void set_int_h(Exec& x, const Inst& in) {
+template <class T>
+void set_int_h(Exec& x, const Inst& in) {
     bool fdst = in.t == Ty::F32;
     for_lanes(x.mask, [&](unsigned l) {
         T a = as<T>(rd(x, in.s[0], l)), b = as<T>(rd(x, in.s[1], l));
@@ -381,7 +449,8 @@ template <class T> void set_int_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, r ? (fdst ? 0x3f800000u : 0xffffffffu) : 0u);
     });
 }
-template <class T> void slct_h(Exec& x, const Inst& in) {
+template <class T>
+void slct_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         uint64_t c = rd(x, in.s[2], l);
         bool ge = in.t2 == Ty::F32 ? !(as<float>(c) < 0.0f) : int32_t(c) >= 0;
@@ -393,13 +462,23 @@ template <class T> void slct_h(Exec& x, const Inst& in) {
 template <template <class> class H>
 Handler by_int(Ty t) {
     switch (t) {
-    case Ty::S16: return H<int16_t>::get();
-    case Ty::U16: case Ty::B16: return H<uint16_t>::get();
-    case Ty::S32: return H<int32_t>::get();
-    case Ty::U32: case Ty::B32: return H<uint32_t>::get();
-    case Ty::S64: return H<int64_t>::get();
-    case Ty::U64: case Ty::B64: return H<uint64_t>::get();
-    default: return nullptr;
+    case Ty::S16:
+        return H<int16_t>::get();
+    case Ty::U16:
+    case Ty::B16:
+        return H<uint16_t>::get();
+    case Ty::S32:
+        return H<int32_t>::get();
+    case Ty::U32:
+    case Ty::B32:
+        return H<uint32_t>::get();
+    case Ty::S64:
+        return H<int64_t>::get();
+    case Ty::U64:
+    case Ty::B64:
+        return H<uint64_t>::get();
+    default:
+        return nullptr;
     }
 }
 
@@ -423,7 +502,7 @@ CFR_WRAP(neg)
 CFR_WRAP(and)
 CFR_WRAP(or)
 CFR_WRAP(xor)
-CFR_WRAP(not)
+CFR_WRAP(not )
 CFR_WRAP(cnot)
 CFR_WRAP(shl)
 CFR_WRAP(shr)
@@ -435,16 +514,22 @@ CFR_WRAP(setp_int)
 CFR_WRAP(set_int)
 #undef CFR_WRAP
 
-template <class T> struct mul_wide_w {
+template <class T>
+struct mul_wide_w {
     static Handler get() {
-        if constexpr (sizeof(T) == 8) return nullptr;
-        else return &mul_wide_h<T>;
+        if constexpr (sizeof(T) == 8)
+            return nullptr;
+        else
+            return &mul_wide_h<T>;
     }
 };
-template <class T> struct mad_wide_w {
+template <class T>
+struct mad_wide_w {
     static Handler get() {
-        if constexpr (sizeof(T) == 8) return nullptr;
-        else return &mad_wide_h<T>;
+        if constexpr (sizeof(T) == 8)
+            return nullptr;
+        else
+            return &mad_wide_h<T>;
     }
 };
 
@@ -527,11 +612,16 @@ Handler select_int(const DecodeRequest& r, Inst& in) {
     if (op == "bfind") {
         in.mode = r.has(".shiftamt") ? 1 : 0;
         switch (t) {
-        case Ty::S32: return bfind_h<int32_t>;
-        case Ty::U32: return bfind_h<uint32_t>;
-        case Ty::S64: return bfind_h<int64_t>;
-        case Ty::U64: return bfind_h<uint64_t>;
-        default: return nullptr;
+        case Ty::S32:
+            return bfind_h<int32_t>;
+        case Ty::U32:
+            return bfind_h<uint32_t>;
+        case Ty::S64:
+            return bfind_h<int64_t>;
+        case Ty::U64:
+            return bfind_h<uint64_t>;
+        default:
+            return nullptr;
         }
     }
     if (op == "prmt") {

@@ -8,9 +8,9 @@
 
 #include <algorithm>
 #include <charconv>
-#include <mutex>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <unordered_map>
 
 namespace cfr::emu {
@@ -28,7 +28,9 @@ struct Sym {
     uint32_t size = 0;
 };
 
-uint32_t align_up(uint32_t v, uint32_t a) { return a ? (v + a - 1) / a * a : v; }
+uint32_t align_up(uint32_t v, uint32_t a) {
+    return a ? (v + a - 1) / a * a : v;
+}
 
 uint64_t var_bytes(const ptx::Variable& v) {
     uint64_t n = ty_bytes(type_of(v.type));
@@ -36,7 +38,8 @@ uint64_t var_bytes(const ptx::Variable& v) {
     if (v.vector == ".v2") n *= 2;
     if (v.vector == ".v4") n *= 4;
     if (v.vector == ".v8") n *= 8;
-    for (auto& d : v.dims) n *= d.value_or(0);
+    for (auto& d : v.dims)
+        n *= d.value_or(0);
     return n;
 }
 
@@ -50,14 +53,17 @@ uint32_t var_align(const ptx::Variable& v) {
 
 // Special registers: ids used by the mov handler (ops_warp.cpp).
 int special_id(std::string_view s) {
-    static const char* names[] = {
-        "%tid.x",       "%tid.y",       "%tid.z",         "%ntid.x",      "%ntid.y",
-        "%ntid.z",      "%ctaid.x",     "%ctaid.y",       "%ctaid.z",     "%nctaid.x",
-        "%nctaid.y",    "%nctaid.z",    "%laneid",        "%warpid",      "%nwarpid",
-        "%lanemask_eq", "%lanemask_le", "%lanemask_lt",   "%lanemask_ge", "%lanemask_gt",
-        "%clock",       "%clock64",     "%globaltimer",   "%smid",        "%nsmid",
-        "%gridid",      "%dynamic_smem_size", "%total_smem_size", "%globaltimer_lo",
-        "%globaltimer_hi", "%clock_hi", "%warpsize", "%aggr_smem_size"};
+    static const char* names[] = {"%tid.x",           "%tid.y",          "%tid.z",
+                                  "%ntid.x",          "%ntid.y",         "%ntid.z",
+                                  "%ctaid.x",         "%ctaid.y",        "%ctaid.z",
+                                  "%nctaid.x",        "%nctaid.y",       "%nctaid.z",
+                                  "%laneid",          "%warpid",         "%nwarpid",
+                                  "%lanemask_eq",     "%lanemask_le",    "%lanemask_lt",
+                                  "%lanemask_ge",     "%lanemask_gt",    "%clock",
+                                  "%clock64",         "%globaltimer",    "%smid",
+                                  "%nsmid",           "%gridid",         "%dynamic_smem_size",
+                                  "%total_smem_size", "%globaltimer_lo", "%globaltimer_hi",
+                                  "%clock_hi",        "%warpsize",       "%aggr_smem_size"};
     for (int i = 0; i < int(std::size(names)); ++i)
         if (s == names[i]) return i;
     return -1;
@@ -359,14 +365,22 @@ bool FunctionDecoder::address(const Operand& op, Addr& out, std::string& why) {
             return false;
         }
         switch (s->kind) {
-        case SymKind::Global: out.space = Space::Global; break;
-        case SymKind::Shared: out.space = Space::Shared; break;
-        case SymKind::KernelParam: out.space = Space::KernelParam; break;
+        case SymKind::Global:
+            out.space = Space::Global;
+            break;
+        case SymKind::Shared:
+            out.space = Space::Shared;
+            break;
+        case SymKind::KernelParam:
+            out.space = Space::KernelParam;
+            break;
         case SymKind::Frame:
             out.space = Space::Local;
             out.frame_relative = true;
             break;
-        case SymKind::Function: why = "address of a function"; return false;
+        case SymKind::Function:
+            why = "address of a function";
+            return false;
         }
         out.offset += int64_t(s->value);
         return true;
@@ -388,11 +402,16 @@ Ty source_type(const DecodeRequest& r, const Inst& in, size_t pos) {
     if (op == "prmt" || op == "shfl" || op == "vote" || op == "activemask") return Ty::B32;
     if (op == "mad" && in.mode == 3 && pos == 2) { // mad.wide: c is double width
         switch (in.t) {
-        case Ty::S32: return Ty::S64;
-        case Ty::U32: return Ty::U64;
-        case Ty::S16: return Ty::S32;
-        case Ty::U16: return Ty::U32;
-        default: return in.t;
+        case Ty::S32:
+            return Ty::S64;
+        case Ty::U32:
+            return Ty::U64;
+        case Ty::S16:
+            return Ty::S32;
+        case Ty::U16:
+            return Ty::U32;
+        default:
+            return in.t;
         }
     }
     if ((op == "sad") && pos == 2) return in.t;
@@ -449,9 +468,9 @@ void FunctionDecoder::instruction(const ptx::Instruction& ins) {
             if (m == ".xor") in.boolop = BoolOp::Xor;
         }
         static const std::pair<const char*, Rnd> rnds[] = {
-            {".rn", Rnd::Rn},   {".rz", Rnd::Rz},   {".rm", Rnd::Rm},   {".rp", Rnd::Rp},
-            {".rni", Rnd::Rni}, {".rzi", Rnd::Rzi}, {".rmi", Rnd::Rmi}, {".rpi", Rnd::Rpi},
-            {".rna", Rnd::Rna}};
+            {".rn", Rnd::Rn},   {".rz", Rnd::Rz},   {".rm", Rnd::Rm},
+            {".rp", Rnd::Rp},   {".rni", Rnd::Rni}, {".rzi", Rnd::Rzi},
+            {".rmi", Rnd::Rmi}, {".rpi", Rnd::Rpi}, {".rna", Rnd::Rna}};
         for (auto& [n, rr] : rnds)
             if (m == n) in.rnd = rr;
         if (m == ".ftz") in.ftz = true;
@@ -729,7 +748,8 @@ void FunctionDecoder::instruction(const ptx::Instruction& ins) {
         }
         // select_* get the modifiers through the request stored alongside.
     }
-    if (!ok) fail(in.line, why.find("unsupported instruction") == 0 ? why : "'" + full + "': " + why);
+    if (!ok)
+        fail(in.line, why.find("unsupported instruction") == 0 ? why : "'" + full + "': " + why);
     in.fn = h;
     // Keep the opcode spelling for diagnostics.
     static std::mutex names_mutex;
@@ -760,8 +780,8 @@ DecodedModule decode_module(const ptx::Module& module, GlobalMemory& memory) {
         if (auto* v = std::get_if<ptx::Variable>(&item)) {
             if (v->space == ".global" || v->space == ".const") {
                 uint64_t n = var_bytes(*v);
-                bool is_extern = std::find(v->linkage.begin(), v->linkage.end(), ".extern") !=
-                                 v->linkage.end();
+                bool is_extern =
+                    std::find(v->linkage.begin(), v->linkage.end(), ".extern") != v->linkage.end();
                 if (is_extern && n == 0) continue;
                 uint64_t a = memory.allocate(n ? n : 1);
                 if (!a) {
@@ -773,8 +793,8 @@ DecodedModule decode_module(const ptx::Module& module, GlobalMemory& memory) {
                 dm.globals[v->name] = ModuleGlobal{a, n};
                 to_init.push_back(v);
             } else if (v->space == ".shared") {
-                bool is_extern = std::find(v->linkage.begin(), v->linkage.end(), ".extern") !=
-                                 v->linkage.end();
+                bool is_extern =
+                    std::find(v->linkage.begin(), v->linkage.end(), ".extern") != v->linkage.end();
                 if (is_extern) {
                     syms[v->name] = Sym{SymKind::Shared, 0, 0}; // patched below
                 } else {

@@ -31,7 +31,7 @@ struct ModuleGlobal {
 struct DecodedModule {
     Program program;
     std::map<std::string, ModuleGlobal, std::less<>> globals; // .global and .const variables
-    std::vector<uint64_t> allocations;                         // to free on unload
+    std::vector<uint64_t> allocations;                        // to free on unload
     std::string error; // a module-level error (bad initialiser, out of memory)
 };
 

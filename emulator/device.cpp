@@ -9,28 +9,43 @@
 #include <algorithm>
 #include <list>
 #include <optional>
-#include <utility>
 #include <thread>
+#include <utility>
 
 namespace cfr::emu {
 
 const char* to_string(ErrorCode c) {
     switch (c) {
-    case ErrorCode::Success: return "success";
-    case ErrorCode::InvalidPtx: return "invalid PTX";
-    case ErrorCode::Unsupported: return "unsupported";
-    case ErrorCode::InvalidValue: return "invalid value";
-    case ErrorCode::NotFound: return "not found";
-    case ErrorCode::OutOfMemory: return "out of memory";
-    case ErrorCode::InvalidAddress: return "invalid address";
-    case ErrorCode::InvalidLaunch: return "invalid launch";
-    case ErrorCode::OutOfBounds: return "out-of-bounds access";
-    case ErrorCode::Misaligned: return "misaligned access";
-    case ErrorCode::DivideByZero: return "integer division by zero";
-    case ErrorCode::Trap: return "trap";
-    case ErrorCode::BarrierDeadlock: return "barrier deadlock";
-    case ErrorCode::NoProgress: return "no progress";
-    case ErrorCode::InstructionBudget: return "instruction budget exceeded";
+    case ErrorCode::Success:
+        return "success";
+    case ErrorCode::InvalidPtx:
+        return "invalid PTX";
+    case ErrorCode::Unsupported:
+        return "unsupported";
+    case ErrorCode::InvalidValue:
+        return "invalid value";
+    case ErrorCode::NotFound:
+        return "not found";
+    case ErrorCode::OutOfMemory:
+        return "out of memory";
+    case ErrorCode::InvalidAddress:
+        return "invalid address";
+    case ErrorCode::InvalidLaunch:
+        return "invalid launch";
+    case ErrorCode::OutOfBounds:
+        return "out-of-bounds access";
+    case ErrorCode::Misaligned:
+        return "misaligned access";
+    case ErrorCode::DivideByZero:
+        return "integer division by zero";
+    case ErrorCode::Trap:
+        return "trap";
+    case ErrorCode::BarrierDeadlock:
+        return "barrier deadlock";
+    case ErrorCode::NoProgress:
+        return "no progress";
+    case ErrorCode::InstructionBudget:
+        return "instruction budget exceeded";
     }
     return "unknown";
 }
@@ -62,15 +77,21 @@ public:
 
 namespace {
 
-Error err(ErrorCode c, std::string m) { return Error{c, std::move(m)}; }
+Error err(ErrorCode c, std::string m) {
+    return Error{c, std::move(m)};
+}
 
 } // namespace
 
 Device::Device(DeviceOptions options) : impl_(std::make_unique<DeviceImpl>(options)) {}
 Device::~Device() = default;
 
-const DeviceOptions& Device::options() const { return impl_->options; }
-void Device::set_threads(unsigned threads) { impl_->options.threads = threads; }
+const DeviceOptions& Device::options() const {
+    return impl_->options;
+}
+void Device::set_threads(unsigned threads) {
+    impl_->options.threads = threads;
+}
 
 Error Device::malloc(size_t bytes, DevicePtr* out) {
     if (!out) return err(ErrorCode::InvalidValue, "malloc: null output pointer");
@@ -231,7 +252,9 @@ void Device::reset_accumulated_stats(Kernel* kernel) {
     kernel->accumulated.kernel = kernel->module->decoded.program.functions[kernel->function].name;
 }
 
-std::string Device::take_printf_output() { return std::exchange(impl_->printf_output, {}); }
+std::string Device::take_printf_output() {
+    return std::exchange(impl_->printf_output, {});
+}
 
 Error Device::create_texture(const TextureDesc& desc, uint64_t* handle) {
     if (!handle) return err(ErrorCode::InvalidValue, "create_texture: null handle");
@@ -259,7 +282,8 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, void** kernel_p
         return err(ErrorCode::InvalidValue, "launch: kernel '" + info.name + "' needs parameters");
     for (size_t i = 0; i < info.params.size(); ++i) {
         if (!kernel_params[i])
-            return err(ErrorCode::InvalidValue, "launch: parameter " + std::to_string(i) + " is null");
+            return err(ErrorCode::InvalidValue,
+                       "launch: parameter " + std::to_string(i) + " is null");
         std::memcpy(buf.data() + info.params[i].offset, kernel_params[i], info.params[i].size);
     }
     return launch(kernel, config, buf.data(), buf.size(), stats);
@@ -298,9 +322,8 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
         return err(ErrorCode::InvalidLaunch, "launch of '" + k.name + "': parameter buffer of " +
                                                  std::to_string(param_bytes) + " bytes, need " +
                                                  std::to_string(k.param_bytes));
-    uint64_t shared_bytes = std::max<uint64_t>(p.static_shared_bytes,
-                                               uint64_t(p.dynamic_shared_offset) +
-                                                   config.dynamic_shared_bytes);
+    uint64_t shared_bytes = std::max<uint64_t>(
+        p.static_shared_bytes, uint64_t(p.dynamic_shared_offset) + config.dynamic_shared_bytes);
     if (shared_bytes > (uint64_t(1) << 20))
         return err(ErrorCode::InvalidLaunch, "launch of '" + k.name + "': too much shared memory");
 

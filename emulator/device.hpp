@@ -126,8 +126,8 @@ public:
     // Launch. `params` is the kernel's parameter buffer laid out as kernel_info().params says
     // (param_bytes long). On return the statistics of this launch are in *stats (if given) and
     // are added to the kernel's accumulated statistics.
-    Error launch(Kernel* kernel, const LaunchConfig& config, const void* params,
-                 size_t param_bytes, LaunchStats* stats = nullptr);
+    Error launch(Kernel* kernel, const LaunchConfig& config, const void* params, size_t param_bytes,
+                 LaunchStats* stats = nullptr);
     // Builds the parameter buffer from an array of pointers to each argument (cuLaunchKernel's
     // kernelParams) and launches.
     Error launch(Kernel* kernel, const LaunchConfig& config, void** kernel_params,
@@ -143,10 +143,10 @@ public:
     struct TextureDesc {
         DevicePtr data = 0;
         uint32_t width = 0, height = 1, depth = 1;
-        uint32_t pitch_bytes = 0;    // row pitch; 0 = width * element size
-        uint32_t channels = 1;       // 1, 2 or 4
-        uint32_t channel_bytes = 4;  // 1, 2 or 4
-        bool channel_float = true;   // float or integer channel data
+        uint32_t pitch_bytes = 0;   // row pitch; 0 = width * element size
+        uint32_t channels = 1;      // 1, 2 or 4
+        uint32_t channel_bytes = 4; // 1, 2 or 4
+        bool channel_float = true;  // float or integer channel data
         bool normalized_coords = false;
         bool linear_filter = false;
         bool wrap = false; // wrap addressing; clamp otherwise

@@ -20,10 +20,7 @@
 
 namespace cfr::emu {
 
-namespace {
-
-
-} // namespace
+namespace {} // namespace
 
 [[noreturn]] void fault(const Exec& x, ErrorCode code, const std::string& what, int lane,
                         const uint64_t* address) {
@@ -265,16 +262,18 @@ SliceEnd run_slice(LaunchCtx& L, BlockCtx& B, Warp& w, Counters& C, uint32_t sli
         x.active = active;
         if (in.control) {
             in.fn(x, in);
-            if (w.state != WarpState::Ready) return w.state == WarpState::Done ? SliceEnd::Done
-                                                                                : SliceEnd::Barrier;
-            if (!w.stack.empty() && w.stack.back().pc <= pc && w.stack.back().pc != w.stack.back().rpc)
+            if (w.state != WarpState::Ready)
+                return w.state == WarpState::Done ? SliceEnd::Done : SliceEnd::Barrier;
+            if (!w.stack.empty() && w.stack.back().pc <= pc &&
+                w.stack.back().pc != w.stack.back().rpc)
                 check_repeat(x);
         } else if (m) {
             in.fn(x, in);
         }
         if (budget && C.warp_instructions > budget)
             fault(x, ErrorCode::InstructionBudget,
-                  "instruction budget of " + std::to_string(budget) + " warp instructions exceeded");
+                  "instruction budget of " + std::to_string(budget) +
+                      " warp instructions exceeded");
     }
     return SliceEnd::Yield;
 }

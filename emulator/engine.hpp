@@ -138,7 +138,8 @@ inline void wr(const Exec& x, uint32_t reg, unsigned lane, uint64_t v) {
 template <class F>
 inline void for_lanes(uint32_t mask, F&& f) {
     if (mask == 0xffffffffu) {
-        for (unsigned l = 0; l < 32; ++l) f(l);
+        for (unsigned l = 0; l < 32; ++l)
+            f(l);
     } else {
         while (mask) {
             unsigned l = unsigned(std::countr_zero(mask));

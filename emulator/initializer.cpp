@@ -11,11 +11,11 @@ namespace cfr::emu {
 
 Ty type_of(std::string_view m) {
     static const std::pair<const char*, Ty> table[] = {
-        {".b8", Ty::B8},     {".b16", Ty::B16},   {".b32", Ty::B32},       {".b64", Ty::B64},
-        {".u8", Ty::U8},     {".u16", Ty::U16},   {".u32", Ty::U32},       {".u64", Ty::U64},
-        {".s8", Ty::S8},     {".s16", Ty::S16},   {".s32", Ty::S32},       {".s64", Ty::S64},
-        {".f16", Ty::F16},   {".f16x2", Ty::F16x2}, {".bf16", Ty::BF16},   {".bf16x2", Ty::BF16x2},
-        {".f32", Ty::F32},   {".f64", Ty::F64},   {".pred", Ty::Pred}};
+        {".b8", Ty::B8},   {".b16", Ty::B16},     {".b32", Ty::B32},   {".b64", Ty::B64},
+        {".u8", Ty::U8},   {".u16", Ty::U16},     {".u32", Ty::U32},   {".u64", Ty::U64},
+        {".s8", Ty::S8},   {".s16", Ty::S16},     {".s32", Ty::S32},   {".s64", Ty::S64},
+        {".f16", Ty::F16}, {".f16x2", Ty::F16x2}, {".bf16", Ty::BF16}, {".bf16x2", Ty::BF16x2},
+        {".f32", Ty::F32}, {".f64", Ty::F64},     {".pred", Ty::Pred}};
     for (auto& [n, t] : table)
         if (m == n) return t;
     return Ty::None;
@@ -94,10 +94,10 @@ bool parse_literal(std::string_view s, Literal& out) {
         out.f = neg ? -d : d;
         return true;
     }
-    bool looks_float = body.find('.') != std::string_view::npos ||
-                       ((body.find('e') != std::string_view::npos ||
-                         body.find('E') != std::string_view::npos) &&
-                        !(body.size() > 1 && (body[1] == 'x' || body[1] == 'X')));
+    bool looks_float =
+        body.find('.') != std::string_view::npos ||
+        ((body.find('e') != std::string_view::npos || body.find('E') != std::string_view::npos) &&
+         !(body.size() > 1 && (body[1] == 'x' || body[1] == 'X')));
     if (looks_float) {
         std::string tmp(s);
         char* end = nullptr;
@@ -131,8 +131,12 @@ bool immediate_bits(std::string_view text, Ty t, uint64_t& out) {
     case Ty::F64:
         out = std::bit_cast<uint64_t>(lit.is_float ? lit.f : double(int64_t(lit.i)));
         return true;
-    case Ty::Pred: out = lit.i ? 1 : 0; return true;
-    case Ty::None: out = lit.i; return true;
+    case Ty::Pred:
+        out = lit.i ? 1 : 0;
+        return true;
+    case Ty::None:
+        out = lit.i;
+        return true;
     default:
         if (lit.is_float) {
             // A float literal in an integer/bit context: its f32 or f64 bit pattern.

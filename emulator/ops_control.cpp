@@ -91,8 +91,7 @@ void end_h(Exec& x, const Inst& in) {
 }
 
 void trap_h(Exec& x, const Inst&) {
-    if (x.mask)
-        fault(x, ErrorCode::Trap, "trap", int(std::countr_zero(x.mask)));
+    if (x.mask) fault(x, ErrorCode::Trap, "trap", int(std::countr_zero(x.mask)));
 }
 
 // bar.sync / barrier.sync: mode bit 0 = arrive only.

@@ -36,8 +36,8 @@ uint8_t* access(Exec& x, Space space, uint64_t addr, uint32_t bytes, unsigned la
             a = x.L->memory->find(addr, bytes);
             if (!a)
                 fault(x, ErrorCode::OutOfBounds,
-                      std::string("out-of-bounds global ") + (write ? "write" : "read"),
-                      int(lane), &addr);
+                      std::string("out-of-bounds global ") + (write ? "write" : "read"), int(lane),
+                      &addr);
             x.w->cache = a;
         }
         if (write && a->read_only)
@@ -60,10 +60,11 @@ uint8_t* access(Exec& x, Space space, uint64_t addr, uint32_t bytes, unsigned la
     case Space::KernelParam:
         if (write || addr + bytes > x.L->params.size() || addr >= x.L->params.size())
             fault(x, ErrorCode::OutOfBounds,
-                  std::string("out-of-bounds parameter ") + (write ? "write" : "read"),
-                  int(lane), &addr);
+                  std::string("out-of-bounds parameter ") + (write ? "write" : "read"), int(lane),
+                  &addr);
         return x.L->params.data() + addr;
-    default: break;
+    default:
+        break;
     }
     fault(x, ErrorCode::OutOfBounds, "bad address space", int(lane), &addr);
 }
@@ -72,7 +73,8 @@ namespace {
 
 inline uint64_t load_bits(const uint8_t* p, unsigned n, bool sign) {
     switch (n) {
-    case 1: return sign ? uint64_t(int64_t(int8_t(*p))) : *p;
+    case 1:
+        return sign ? uint64_t(int64_t(int8_t(*p))) : *p;
     case 2: {
         uint16_t v;
         std::memcpy(&v, p, 2);
@@ -128,26 +130,41 @@ template <class T>
 T atom_apply(uint8_t op, T old, T b, T c) {
     switch (op) {
     case Add:
-        if constexpr (std::is_floating_point_v<T>) return old + b;
-        else return T(std::make_unsigned_t<T>(old) + std::make_unsigned_t<T>(b));
+        if constexpr (std::is_floating_point_v<T>)
+            return old + b;
+        else
+            return T(std::make_unsigned_t<T>(old) + std::make_unsigned_t<T>(b));
     case Min:
-        if constexpr (std::is_floating_point_v<T>) return std::fmin(old, b);
-        else return old < b ? old : b;
+        if constexpr (std::is_floating_point_v<T>)
+            return std::fmin(old, b);
+        else
+            return old < b ? old : b;
     case Max:
-        if constexpr (std::is_floating_point_v<T>) return std::fmax(old, b);
-        else return old > b ? old : b;
-    case Exch: return b;
-    case Cas: return old == b ? c : old;
-    default: break;
+        if constexpr (std::is_floating_point_v<T>)
+            return std::fmax(old, b);
+        else
+            return old > b ? old : b;
+    case Exch:
+        return b;
+    case Cas:
+        return old == b ? c : old;
+    default:
+        break;
     }
     if constexpr (std::is_integral_v<T>) {
         switch (op) {
-        case Inc: return (old >= b) ? T(0) : T(old + 1);
-        case Dec: return (old == 0 || old > b) ? b : T(old - 1);
-        case And: return T(old & b);
-        case Or: return T(old | b);
-        case Xor: return T(old ^ b);
-        default: break;
+        case Inc:
+            return (old >= b) ? T(0) : T(old + 1);
+        case Dec:
+            return (old == 0 || old > b) ? b : T(old - 1);
+        case And:
+            return T(old & b);
+        case Or:
+            return T(old | b);
+        case Xor:
+            return T(old ^ b);
+        default:
+            break;
         }
     }
     return old;
@@ -198,17 +215,28 @@ void isspacep_h(Exec& x, const Inst& in) {
         uint64_t a = rd(x, in.s[0], l);
         bool r;
         switch (in.mode) {
-        case 1: r = a >= kSharedWindow && a < kSharedWindow + kWindowSize; break;
-        case 2: r = a >= kLocalWindow && a < kLocalWindow + kWindowSize; break;
-        case 3: r = a >= kParamWindow && a < kParamWindow + kWindowSize; break;
-        default: r = a < kSharedWindow; break;
+        case 1:
+            r = a >= kSharedWindow && a < kSharedWindow + kWindowSize;
+            break;
+        case 2:
+            r = a >= kLocalWindow && a < kLocalWindow + kWindowSize;
+            break;
+        case 3:
+            r = a >= kParamWindow && a < kParamWindow + kWindowSize;
+            break;
+        default:
+            r = a < kSharedWindow;
+            break;
         }
         wr(x, in.d[0], l, r);
     });
 }
 void nop_h(Exec&, const Inst&) {}
 
-template <unsigned N> Handler ld_for(bool sign) { return sign ? ld_h<N, true> : ld_h<N, false>; }
+template <unsigned N>
+Handler ld_for(bool sign) {
+    return sign ? ld_h<N, true> : ld_h<N, false>;
+}
 
 } // namespace
 
@@ -229,26 +257,34 @@ Handler select_memory(const DecodeRequest& r, Inst& in) {
         if (n == 0 || in.vec > 4) return nullptr;
         if (op == "st") {
             switch (n) {
-            case 1: return st_h<1>;
-            case 2: return st_h<2>;
-            case 4: return st_h<4>;
-            case 8: return st_h<8>;
+            case 1:
+                return st_h<1>;
+            case 2:
+                return st_h<2>;
+            case 4:
+                return st_h<4>;
+            case 8:
+                return st_h<8>;
             }
             return nullptr;
         }
         bool sign = ty_signed(in.t);
         switch (n) {
-        case 1: return ld_for<1>(sign);
-        case 2: return ld_for<2>(sign);
-        case 4: return ld_for<4>(sign);
-        case 8: return ld_for<8>(sign);
+        case 1:
+            return ld_for<1>(sign);
+        case 2:
+            return ld_for<2>(sign);
+        case 4:
+            return ld_for<4>(sign);
+        case 8:
+            return ld_for<8>(sign);
         }
         return nullptr;
     }
     if (op == "atom" || op == "red") {
         static const std::pair<const char*, AtomOp> ops[] = {
-            {".add", Add}, {".min", Min}, {".max", Max}, {".inc", Inc}, {".dec", Dec},
-            {".exch", Exch}, {".cas", Cas}, {".and", And}, {".or", Or}, {".xor", Xor}};
+            {".add", Add},   {".min", Min}, {".max", Max}, {".inc", Inc}, {".dec", Dec},
+            {".exch", Exch}, {".cas", Cas}, {".and", And}, {".or", Or},   {".xor", Xor}};
         int found = -1;
         for (auto& [n, o] : ops)
             if (r.has(n)) found = o;
@@ -258,13 +294,22 @@ Handler select_memory(const DecodeRequest& r, Inst& in) {
         bool f = ty_float(in.t);
         if (f && !(found == Add || found == Exch || found == Min || found == Max)) return nullptr;
         switch (in.t) {
-        case Ty::B32: case Ty::U32: return atom_h<uint32_t>;
-        case Ty::S32: return atom_h<int32_t>;
-        case Ty::B64: case Ty::U64: return atom_h<uint64_t>;
-        case Ty::S64: return atom_h<int64_t>;
-        case Ty::F32: return atom_h<float>;
-        case Ty::F64: return atom_h<double>;
-        default: return nullptr;
+        case Ty::B32:
+        case Ty::U32:
+            return atom_h<uint32_t>;
+        case Ty::S32:
+            return atom_h<int32_t>;
+        case Ty::B64:
+        case Ty::U64:
+            return atom_h<uint64_t>;
+        case Ty::S64:
+            return atom_h<int64_t>;
+        case Ty::F32:
+            return atom_h<float>;
+        case Ty::F64:
+            return atom_h<double>;
+        default:
+            return nullptr;
         }
     }
     if (op == "cvta") {
@@ -286,8 +331,8 @@ Handler select_memory(const DecodeRequest& r, Inst& in) {
         return cvta_h;
     }
     if (op == "isspacep") {
-        in.mode = in.addr.space == Space::Shared ? 1
-                  : in.addr.space == Space::Local ? 2
+        in.mode = in.addr.space == Space::Shared        ? 1
+                  : in.addr.space == Space::Local       ? 2
                   : in.addr.space == Space::KernelParam ? 3
                                                         : 0;
         return isspacep_h;

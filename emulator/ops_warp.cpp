@@ -15,38 +15,103 @@ void special_h(Exec& x, const Inst& in) {
         uint32_t t = wbase + l;
         uint64_t v = 0;
         switch (in.mode) {
-        case 0: v = t % bd.x; break;
-        case 1: v = t / bd.x % bd.y; break;
-        case 2: v = t / (bd.x * bd.y); break;
-        case 3: v = bd.x; break;
-        case 4: v = bd.y; break;
-        case 5: v = bd.z; break;
-        case 6: v = x.B->ctaid.x; break;
-        case 7: v = x.B->ctaid.y; break;
-        case 8: v = x.B->ctaid.z; break;
-        case 9: v = c.grid.x; break;
-        case 10: v = c.grid.y; break;
-        case 11: v = c.grid.z; break;
-        case 12: v = l; break;
-        case 13: v = x.w->index; break;
-        case 14: v = x.L->warps_per_block; break;
-        case 15: v = 1u << l; break;
-        case 16: v = l == 31 ? 0xffffffffu : (2u << l) - 1; break;
-        case 17: v = (1u << l) - 1; break;
-        case 18: v = ~((1u << l) - 1); break;
-        case 19: v = l == 31 ? 0u : ~((2u << l) - 1); break;
-        case 20: v = uint32_t(x.B->clock); break;
-        case 21: v = x.B->clock; break;
-        case 22: v = x.B->clock; break;
-        case 23: v = x.B->worker; break;
-        case 24: v = 1; break;
-        case 25: v = 0; break;
-        case 26: v = c.dynamic_shared_bytes; break;
-        case 27: case 32: v = x.B->shared.size(); break;
-        case 28: v = uint32_t(x.B->clock); break;
-        case 29: v = uint32_t(x.B->clock >> 32); break;
-        case 30: v = uint32_t(x.B->clock >> 32); break;
-        case 31: v = 32; break;
+        case 0:
+            v = t % bd.x;
+            break;
+        case 1:
+            v = t / bd.x % bd.y;
+            break;
+        case 2:
+            v = t / (bd.x * bd.y);
+            break;
+        case 3:
+            v = bd.x;
+            break;
+        case 4:
+            v = bd.y;
+            break;
+        case 5:
+            v = bd.z;
+            break;
+        case 6:
+            v = x.B->ctaid.x;
+            break;
+        case 7:
+            v = x.B->ctaid.y;
+            break;
+        case 8:
+            v = x.B->ctaid.z;
+            break;
+        case 9:
+            v = c.grid.x;
+            break;
+        case 10:
+            v = c.grid.y;
+            break;
+        case 11:
+            v = c.grid.z;
+            break;
+        case 12:
+            v = l;
+            break;
+        case 13:
+            v = x.w->index;
+            break;
+        case 14:
+            v = x.L->warps_per_block;
+            break;
+        case 15:
+            v = 1u << l;
+            break;
+        case 16:
+            v = l == 31 ? 0xffffffffu : (2u << l) - 1;
+            break;
+        case 17:
+            v = (1u << l) - 1;
+            break;
+        case 18:
+            v = ~((1u << l) - 1);
+            break;
+        case 19:
+            v = l == 31 ? 0u : ~((2u << l) - 1);
+            break;
+        case 20:
+            v = uint32_t(x.B->clock);
+            break;
+        case 21:
+            v = x.B->clock;
+            break;
+        case 22:
+            v = x.B->clock;
+            break;
+        case 23:
+            v = x.B->worker;
+            break;
+        case 24:
+            v = 1;
+            break;
+        case 25:
+            v = 0;
+            break;
+        case 26:
+            v = c.dynamic_shared_bytes;
+            break;
+        case 27:
+        case 32:
+            v = x.B->shared.size();
+            break;
+        case 28:
+            v = uint32_t(x.B->clock);
+            break;
+        case 29:
+            v = uint32_t(x.B->clock >> 32);
+            break;
+        case 30:
+            v = uint32_t(x.B->clock >> 32);
+            break;
+        case 31:
+            v = 32;
+            break;
         }
         wr(x, in.d[0], l, v);
     });
@@ -64,10 +129,18 @@ void vote_h(Exec& x, const Inst& in) {
     });
     uint64_t r = 0;
     switch (in.mode) {
-    case 0: r = ballot == members; break;
-    case 1: r = ballot != 0; break;
-    case 2: r = ballot == 0 || ballot == members; break;
-    case 3: r = ballot; break;
+    case 0:
+        r = ballot == members;
+        break;
+    case 1:
+        r = ballot != 0;
+        break;
+    case 2:
+        r = ballot == 0 || ballot == members;
+        break;
+    case 3:
+        r = ballot;
+        break;
     }
     for_lanes(x.mask, [&](unsigned l) { wr(x, in.d[0], l, r); });
 }
@@ -91,10 +164,22 @@ void shfl_h(Exec& x, const Inst& in) {
         int j = lane;
         bool pval = false;
         switch (in.mode) {
-        case 0: j = lane - bval; pval = j >= max_lane; break;
-        case 1: j = lane + bval; pval = j <= max_lane; break;
-        case 2: j = lane ^ bval; pval = j <= max_lane; break;
-        case 3: j = min_lane | (bval & ~seg); pval = j <= max_lane; break;
+        case 0:
+            j = lane - bval;
+            pval = j >= max_lane;
+            break;
+        case 1:
+            j = lane + bval;
+            pval = j <= max_lane;
+            break;
+        case 2:
+            j = lane ^ bval;
+            pval = j <= max_lane;
+            break;
+        case 3:
+            j = min_lane | (bval & ~seg);
+            pval = j <= max_lane;
+            break;
         }
         if (!pval) j = lane;
         results[l] = vals[j & 31];
@@ -136,20 +221,30 @@ Handler select_warp(const DecodeRequest& r, Inst& in) {
     const std::string& op = r.op;
     if (op == "mov.special") return special_h;
     if (op == "vote") {
-        if (r.has(".all")) in.mode = 0;
-        else if (r.has(".any")) in.mode = 1;
-        else if (r.has(".uni")) in.mode = 2;
-        else if (r.has(".ballot")) in.mode = 3;
-        else return nullptr;
+        if (r.has(".all"))
+            in.mode = 0;
+        else if (r.has(".any"))
+            in.mode = 1;
+        else if (r.has(".uni"))
+            in.mode = 2;
+        else if (r.has(".ballot"))
+            in.mode = 3;
+        else
+            return nullptr;
         return vote_h;
     }
     if (op == "shfl") {
         if (!r.has(".sync") || in.s[0].imm == false ? false : false) return nullptr;
-        if (r.has(".up")) in.mode = 0;
-        else if (r.has(".down")) in.mode = 1;
-        else if (r.has(".bfly")) in.mode = 2;
-        else if (r.has(".idx")) in.mode = 3;
-        else return nullptr;
+        if (r.has(".up"))
+            in.mode = 0;
+        else if (r.has(".down"))
+            in.mode = 1;
+        else if (r.has(".bfly"))
+            in.mode = 2;
+        else if (r.has(".idx"))
+            in.mode = 3;
+        else
+            return nullptr;
         return shfl_h;
     }
     if (op == "activemask") return activemask_h;

@@ -17,22 +17,61 @@ using Handler = void (*)(Exec&, const Inst&);
 inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
 enum class Ty : uint8_t {
-    None, B8, B16, B32, B64, U8, U16, U32, U64, S8, S16, S32, S64, F16, F16x2, BF16, BF16x2, F32,
-    F64, Pred
+    None,
+    B8,
+    B16,
+    B32,
+    B64,
+    U8,
+    U16,
+    U32,
+    U64,
+    S8,
+    S16,
+    S32,
+    S64,
+    F16,
+    F16x2,
+    BF16,
+    BF16x2,
+    F32,
+    F64,
+    Pred
 };
 
 inline unsigned ty_bytes(Ty t) {
     switch (t) {
-    case Ty::B8: case Ty::U8: case Ty::S8: return 1;
-    case Ty::B16: case Ty::U16: case Ty::S16: case Ty::F16: case Ty::BF16: return 2;
-    case Ty::B32: case Ty::U32: case Ty::S32: case Ty::F32: case Ty::F16x2: case Ty::BF16x2:
+    case Ty::B8:
+    case Ty::U8:
+    case Ty::S8:
+        return 1;
+    case Ty::B16:
+    case Ty::U16:
+    case Ty::S16:
+    case Ty::F16:
+    case Ty::BF16:
+        return 2;
+    case Ty::B32:
+    case Ty::U32:
+    case Ty::S32:
+    case Ty::F32:
+    case Ty::F16x2:
+    case Ty::BF16x2:
         return 4;
-    case Ty::B64: case Ty::U64: case Ty::S64: case Ty::F64: return 8;
-    case Ty::Pred: return 1;
-    default: return 0;
+    case Ty::B64:
+    case Ty::U64:
+    case Ty::S64:
+    case Ty::F64:
+        return 8;
+    case Ty::Pred:
+        return 1;
+    default:
+        return 0;
     }
 }
-inline bool ty_signed(Ty t) { return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || t == Ty::S64; }
+inline bool ty_signed(Ty t) {
+    return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || t == Ty::S64;
+}
 inline bool ty_float(Ty t) {
     return t == Ty::F16 || t == Ty::F32 || t == Ty::F64 || t == Ty::BF16;
 }
@@ -42,10 +81,10 @@ enum class Space : uint8_t {
     Generic,
     Global,
     Shared,
-    Local,      // per-thread; addresses are offsets in the thread's local arena
+    Local,       // per-thread; addresses are offsets in the thread's local arena
     KernelParam, // the launch's parameter buffer (uniform)
-    FrameParam, // .func parameters and call-site .param variables, kept in the local arena
-    Const,      // module .const data, allocated in global memory
+    FrameParam,  // .func parameters and call-site .param variables, kept in the local arena
+    Const,       // module .const data, allocated in global memory
 };
 
 // Generic address windows. Global allocations live below kSharedWindow.
@@ -69,7 +108,24 @@ struct Addr {
 };
 
 enum class Cmp : uint8_t {
-    Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Lo,
+    Ls,
+    Hi,
+    Hs,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan
 };
 enum class BoolOp : uint8_t { None, And, Or, Xor };
 enum class Rnd : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi, Rna };
@@ -134,12 +190,12 @@ struct DFunction {
     uint32_t nregs = 0;
     std::vector<uint8_t> reg_bits; // declared width of each register (1 for .pred)
     std::vector<std::string> reg_names;
-    uint32_t frame_bytes = 0;           // per-thread local arena bytes of one activation
-    std::vector<ParamSlot> params;      // kernel: offsets in the parameter buffer; func: in frame
-    std::vector<ParamSlot> returns;     // func: frame offsets
+    uint32_t frame_bytes = 0;       // per-thread local arena bytes of one activation
+    std::vector<ParamSlot> params;  // kernel: offsets in the parameter buffer; func: in frame
+    std::vector<ParamSlot> returns; // func: frame offsets
     uint32_t param_bytes = 0;
     std::vector<uint32_t> callees;
-    std::string error;   // the first decode error: the function cannot run
+    std::string error;                         // the first decode error: the function cannot run
     uint32_t first_block = 0, block_count = 0; // module-wide block numbers
 };
 

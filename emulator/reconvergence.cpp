@@ -135,8 +135,7 @@ void find_blocks_and_reconvergence(Program& p, uint32_t fidx,
             for (uint32_t t : p.jump_tables[in.aux])
                 g.add_edge(k, block_of[t - b]);
             if (in.guard != kNone) g.add_edge(k, k + 1);
-        } else if (n.rfind("ret", 0) == 0 || n.rfind("exit", 0) == 0 ||
-                   n.rfind("trap", 0) == 0) {
+        } else if (n.rfind("ret", 0) == 0 || n.rfind("exit", 0) == 0 || n.rfind("trap", 0) == 0) {
             g.add_edge(k, exit);
             if (in.guard != kNone) g.add_edge(k, k + 1);
         } else {

@@ -14,9 +14,9 @@ namespace cfr::emu {
 // One branch instruction (bra with a guard, or brx.idx) of one function.
 struct BranchStats {
     std::string function;
-    uint32_t line = 0;     // PTX source line
-    uint32_t index = 0;    // instruction index within the function
-    uint64_t visits = 0;   // warp executions of the branch
+    uint32_t line = 0;      // PTX source line
+    uint32_t index = 0;     // instruction index within the function
+    uint64_t visits = 0;    // warp executions of the branch
     uint64_t divergent = 0; // executions in which the warp's active lanes went different ways
 };
 
@@ -33,8 +33,8 @@ struct BranchStats {
 // lanes is not redundant; a new region starts each time the warp diverges while fully converged.
 struct BlockStats {
     std::string function;
-    std::string label; // first label of the block, or "" for an unlabelled block
-    uint32_t line = 0; // PTX line of the block's first instruction
+    std::string label;  // first label of the block, or "" for an unlabelled block
+    uint32_t line = 0;  // PTX line of the block's first instruction
     uint32_t index = 0; // block number within the function, in layout order
     uint64_t executions = 0;
     uint64_t redundant = 0;
@@ -48,8 +48,8 @@ struct LaunchStats {
     uint64_t warp_instructions = 0;   // warp instructions issued
     uint64_t thread_instructions = 0; // sum over issued instructions of the active lanes
     uint64_t thread_instructions_predicated_on = 0; // ... of the lanes whose guard held
-    uint64_t divergent_branches = 0;  // sum of BranchStats::divergent
-    uint64_t max_stack_depth = 0;     // deepest reconvergence stack of any warp (1 = converged)
+    uint64_t divergent_branches = 0;                // sum of BranchStats::divergent
+    uint64_t max_stack_depth = 0; // deepest reconvergence stack of any warp (1 = converged)
     std::vector<BranchStats> branches;
     std::vector<BlockStats> blocks_executed; // named blocks_executed to keep `blocks` the count
 

@@ -186,7 +186,8 @@ TEST_CASE("seed 004 Fig. 3: bitonic sort divergence map", "[emulator][divergence
 TEST_CASE("the same launch twice gives the same memory and counts", "[emulator][determinism]") {
     Fixture fx(read_data("kernels_sm75_O3.ptx"));
     std::vector<int> in(2048);
-    for (int i = 0; i < 2048; ++i) in[i] = (i * 37) % 101 - 50;
+    for (int i = 0; i < 2048; ++i)
+        in[i] = (i * 37) % 101 - 50;
     auto run_once = [&] {
         auto pin = fx.upload(in), pout = fx.upload(std::vector<int>(1, 0));
         cfr::emu::LaunchStats s;

@@ -4,9 +4,8 @@
 
 #include "emulator/device.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstring>
 #include <fstream>

@@ -26,7 +26,8 @@ void check_all(Fixture& fx) {
     SECTION("reduce with shared memory, barriers and atomics") {
         std::vector<int> in(1024);
         long long sum = 0;
-        for (int i = 0; i < 1024; ++i) sum += in[i] = i * 7 % 13 - 5;
+        for (int i = 0; i < 1024; ++i)
+            sum += in[i] = i * 7 % 13 - 5;
         auto pin = fx.upload(in), pout = fx.upload(std::vector<int>(1, 0));
         cfr::emu::LaunchStats st;
         auto e = fx.run("reduce", {4}, {256}, Params().add(pin).add(pout), &st);
@@ -39,7 +40,8 @@ void check_all(Fixture& fx) {
     }
     SECTION("shuffle and ballot") {
         std::vector<int> in(256);
-        for (int i = 0; i < 256; ++i) in[i] = i * 3 + 1;
+        for (int i = 0; i < 256; ++i)
+            in[i] = i * 3 + 1;
         auto pin = fx.upload(in), pout = fx.upload(std::vector<int>(16, 0));
         auto e = fx.run("warpsum", {1}, {256}, Params().add(pin).add(pout));
         INFO(e.message);
