@@ -93,12 +93,22 @@ inline uint64_t load_bits(const uint8_t* p, unsigned n, bool sign) {
     }
 }
 
+// Fast path: a global (or generic-global) access inside the warp's last allocation.
+inline uint8_t* fast_access(Exec& x, const Inst& in, uint64_t a, uint32_t bytes, unsigned l,
+                            bool write) {
+    Allocation* c = x.w->cache;
+    if ((in.addr.space == Space::Global || in.addr.space == Space::Generic) && c && a >= c->base &&
+        a + bytes <= c->base + c->size && (a & (bytes - 1)) == 0 && !(write && c->read_only))
+        return c->data() + (a - c->base);
+    return access(x, in.addr.space, a, bytes, l, write);
+}
+
 template <unsigned N, bool Sign>
 void ld_h(Exec& x, const Inst& in) {
     unsigned vec = in.vec;
     for_lanes(x.mask, [&](unsigned l) {
         uint64_t a = effective_address(x, in, l);
-        const uint8_t* p = access(x, in.addr.space, a, N * vec, l, false);
+        const uint8_t* p = fast_access(x, in, a, N * vec, l, false);
         for (unsigned k = 0; k < vec; ++k)
             wr(x, in.d[k], l, load_bits(p + k * N, N, Sign));
     });
@@ -112,7 +122,7 @@ void st_h(Exec& x, const Inst& in) {
     bool changed = false;
     for_lanes(x.mask, [&](unsigned l) {
         uint64_t a = effective_address(x, in, l);
-        uint8_t* p = access(x, in.addr.space, a, N * vec, l, true);
+        uint8_t* p = fast_access(x, in, a, N * vec, l, true);
         for (unsigned k = 0; k < vec; ++k) {
             uint64_t v = rd(x, in.s[k], l);
             if (std::memcmp(p + k * N, &v, N) != 0) {
