@@ -558,6 +558,7 @@ Handler select_int(const DecodeRequest& r, Inst& in) {
         if (op == "selp") return selp_h<uint64_t>;
         return nullptr;
     }
+    if (op == "selp") return ty_float(t) ? selp_h<uint64_t> : by_int<selp_w>(t);
     if (ty_float(t) && op != "set" && op != "slct") return nullptr;
     if (op == "add") {
         if (in.sat) return t == Ty::S32 ? add_sat_h : nullptr;

@@ -72,8 +72,9 @@ int special_id(std::string_view s) {
 class FunctionDecoder {
 public:
     FunctionDecoder(Program& p, uint32_t fidx, const std::unordered_map<std::string, Sym>& module,
-                    const std::unordered_map<std::string, uint32_t>& functions)
-        : p_(p), fidx_(fidx), module_(module), functions_(functions) {}
+                    const std::unordered_map<std::string, uint32_t>& functions,
+                    const std::unordered_map<const ptx::Variable*, uint32_t>& shared)
+        : p_(p), fidx_(fidx), module_(module), functions_(functions), shared_(shared) {}
 
     void run(const ptx::Function& fn);
 
@@ -82,6 +83,7 @@ private:
     uint32_t fidx_;
     const std::unordered_map<std::string, Sym>& module_;
     const std::unordered_map<std::string, uint32_t>& functions_;
+    const std::unordered_map<const ptx::Variable*, uint32_t>& shared_;
     std::vector<std::unordered_map<std::string, uint32_t>> regs_{1};
     std::vector<std::unordered_map<std::string, Sym>> syms_{1};
     std::unordered_map<std::string, uint32_t> labels_;
@@ -148,11 +150,9 @@ void FunctionDecoder::declare(const ptx::Variable& v) {
         return;
     }
     if (v.space == ".shared") {
-        uint32_t a = var_align(v);
-        uint32_t off = align_up(p_.static_shared_bytes, a);
+        auto it = shared_.find(&v);
         uint32_t n = uint32_t(var_bytes(v));
-        p_.static_shared_bytes = off + n;
-        syms_.back()[v.name] = Sym{SymKind::Shared, off, n};
+        if (it != shared_.end()) syms_.back()[v.name] = Sym{SymKind::Shared, it->second, n};
         return;
     }
     // .global / .const inside a function body: not produced by nvcc for kernels.
@@ -833,7 +833,22 @@ DecodedModule decode_module(const ptx::Module& module, GlobalMemory& memory) {
         std::memcpy(a->data(), bytes.data(), std::min<uint64_t>(bytes.size(), g.bytes));
     }
 
-    // Dynamic (extern) shared arrays all start after the module's static shared data.
+    // Function-local .shared variables join the static area before the dynamic part.
+    std::unordered_map<const ptx::Variable*, uint32_t> local_shared;
+    auto scan = [&](auto&& self, const std::vector<ptx::Statement>& body) -> void {
+        for (auto& st : body) {
+            if (auto* v = std::get_if<ptx::Variable>(&st); v && v->space == ".shared") {
+                uint32_t off = align_up(p.static_shared_bytes, var_align(*v));
+                p.static_shared_bytes = off + uint32_t(var_bytes(*v));
+                local_shared[v] = off;
+            } else if (auto* sc = std::get_if<ptx::Scope>(&st)) {
+                self(self, sc->statements);
+            }
+        }
+    };
+    for (auto& item : module.items)
+        if (auto* fn = std::get_if<ptx::Function>(&item); fn && fn->body) scan(scan, *fn->body);
+    // Dynamic (extern) shared arrays all start after the static shared data.
     p.dynamic_shared_offset = align_up(p.static_shared_bytes, 16);
     uint32_t static_module_shared = p.static_shared_bytes;
     bool has_extern_shared = false;
@@ -899,12 +914,11 @@ DecodedModule decode_module(const ptx::Module& module, GlobalMemory& memory) {
             continue;
         }
         fd.has_body = true;
-        FunctionDecoder dec(p, i, syms, functions);
+        FunctionDecoder dec(p, i, syms, functions, local_shared);
         dec.run(*bodies[i]);
     }
-    if (p.static_shared_bytes > static_module_shared && has_extern_shared)
-        dm.error = "function-local .shared variables together with extern .shared are not "
-                   "supported";
+    (void)static_module_shared;
+    (void)has_extern_shared;
     return dm;
 }
 
