@@ -15,18 +15,19 @@ std::vector<NodeId> lengauer_tarjan(const Digraph& g, NodeId root, bool reversed
     std::vector<bool> seen(g.size(), false);
     std::vector<NodeId> stack{root};
     seen[root] = true;
-    BoostGraph b(g.size());
+    BoostEdges edges;
     while (!stack.empty()) {
         const NodeId u = stack.back();
         stack.pop_back();
         for (NodeId v : out[u]) {
-            boost::add_edge(u, v, b);
+            edges.emplace_back(u, v);
             if (!seen[v]) {
                 seen[v] = true;
                 stack.push_back(v);
             }
         }
     }
+    const BoostGraph b = to_boost(g.size(), edges);
     using Vertex = boost::graph_traits<BoostGraph>::vertex_descriptor;
     const size_t n = boost::num_vertices(b);
     std::vector<Vertex> dom(n, boost::graph_traits<BoostGraph>::null_vertex());
