@@ -20,7 +20,8 @@ EOT
 }
 
 packages=(cmake ninja-build g++ pkg-config libboost-graph-dev libspdlog-dev libfmt-dev catch2
-    libcli11-dev liblz4-dev libzstd-dev nlohmann-json3-dev python3 python3-matplotlib)
+    libcli11-dev liblz4-dev libzstd-dev nlohmann-json3-dev python3 python3-matplotlib clang
+    libclang-rt-14-dev)
 
 deps() {
     local missing=()
