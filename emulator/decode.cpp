@@ -715,8 +715,31 @@ void FunctionDecoder::instruction(const ptx::Instruction& ins) {
         }
     } else if (op == "tex" || op == "tld4" || op == "suld" || op == "sust" || op == "txq" ||
                op == "suq") {
-        ok = false;
-        why = "texture and surface instructions are not supported";
+        // Object handles only: [%rd, {coordinates}] to addr.reg and s[]; the results (sust: the
+        // data registers) to d[]. tex.level's level of detail is read as 0 (no mipmaps).
+        const size_t ai = op == "sust" ? 0 : 1, di = op == "sust" ? 1 : 0;
+        const size_t level = op == "tex" && r.has(".level") ? 1 : 0;
+        if (ops.size() != 2 + level || ops[ai].kind != OK::Address || ops[ai].elements.empty() ||
+            ops[ai].elements[0].kind != OK::Register) {
+            ok = false;
+            why = "only texture and surface objects in registers are supported";
+        } else {
+            ok = address(ops[ai], in.addr, why);
+            auto put_all = [&](const Operand& o, auto&& f) {
+                if (o.kind != OK::Vector) return f(o, 0);
+                for (size_t k = 0; k < o.elements.size() && k < 4 && ok; ++k)
+                    f(o.elements[k], k);
+            };
+            if (ops[ai].elements.size() > 1)
+                put_all(ops[ai].elements[1], [&](const Operand& o, size_t k) {
+                    ok = ok && source(o, in.t2 != Ty::None ? in.t2 : Ty::S32, in.s[k], why);
+                    in.ns = uint8_t(k + 1);
+                });
+            put_all(ops[di], [&](const Operand& o, size_t k) {
+                ok = ok && dest(o, in.d[k], why);
+                in.nd = uint8_t(k + 1);
+            });
+        }
     } else if (is_control) {
         // bar/barrier/membar/... operands are sources.
         do_sources(0);
@@ -740,9 +763,10 @@ void FunctionDecoder::instruction(const ptx::Instruction& ins) {
 
     Handler h = nullptr;
     if (ok) {
-        if (!(h = select_control(r, in)) && !(h = select_memory(r, in)) &&
-            !(h = select_warp(r, in)) && !(h = select_convert(r, in)) &&
-            !(h = select_float(r, in)) && !(h = select_int(r, in))) {
+        if (!(h = select_control(r, in)) && !(h = select_texture(r, in)) &&
+            !(h = select_memory(r, in)) && !(h = select_warp(r, in)) &&
+            !(h = select_convert(r, in)) && !(h = select_float(r, in)) &&
+            !(h = select_int(r, in))) {
             ok = false;
             why = "unsupported instruction '" + full + "'";
         }

@@ -258,7 +258,16 @@ std::string Device::take_printf_output() {
 
 Error Device::create_texture(const TextureDesc& desc, uint64_t* handle) {
     if (!handle) return err(ErrorCode::InvalidValue, "create_texture: null handle");
-    if (!impl_->memory.find(desc.data, 1))
+    const uint32_t c = desc.channels, b = desc.channel_bytes;
+    if ((c != 1 && c != 2 && c != 4) || (b != 1 && b != 2 && b != 4) || desc.dims < 1 ||
+        desc.dims > 3 || desc.width == 0 || desc.height == 0 || desc.depth == 0)
+        return err(ErrorCode::InvalidValue, "create_texture: bad format or extent");
+    const uint64_t row = desc.pitch_bytes ? desc.pitch_bytes : uint64_t(desc.width) * c * b;
+    if (row < uint64_t(desc.width) * c * b)
+        return err(ErrorCode::InvalidValue, "create_texture: pitch smaller than a row");
+    const uint64_t bytes =
+        row * (uint64_t(desc.height) * desc.depth - 1) + uint64_t(desc.width) * c * b;
+    if (!impl_->memory.find(desc.data, bytes))
         return err(ErrorCode::InvalidAddress, "create_texture: data not allocated");
     *handle = impl_->next_texture++;
     impl_->textures.push_back({*handle, desc});

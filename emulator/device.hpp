@@ -146,10 +146,15 @@ public:
         uint32_t pitch_bytes = 0;   // row pitch; 0 = width * element size
         uint32_t channels = 1;      // 1, 2 or 4
         uint32_t channel_bytes = 4; // 1, 2 or 4
-        bool channel_float = true;  // float or integer channel data
+        enum class Channel : uint8_t { Float, Signed, Unsigned }; // Float with 2 bytes: half
+        enum class AddressMode : uint8_t { Wrap, Clamp, Mirror, Border };
+        Channel channel = Channel::Float;
+        bool read_normalized = false; // 8/16-bit integer channels read as floats in [0,1]/[-1,1]
         bool normalized_coords = false;
         bool linear_filter = false;
-        bool wrap = false; // wrap addressing; clamp otherwise
+        bool linear_memory = false; // a plain buffer (tex1Dfetch): out-of-range fetches read 0
+        AddressMode address[3] = {AddressMode::Clamp, AddressMode::Clamp, AddressMode::Clamp};
+        float border[4] = {0, 0, 0, 0};
     };
     Error create_texture(const TextureDesc& desc, uint64_t* handle);
     Error destroy_texture(uint64_t handle);

@@ -196,6 +196,7 @@ Handler select_warp(const DecodeRequest& r, Inst& in);
 Handler select_control(const DecodeRequest& r, Inst& in);
 
 // Reconvergence-stack operations used by control handlers.
+Handler select_texture(const DecodeRequest& r, Inst& in);
 void branch_to(Exec& x, const Inst& in, uint32_t taken_mask, uint32_t target);
 void exit_lanes(Exec& x, uint32_t lanes);
 
