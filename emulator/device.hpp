@@ -146,9 +146,9 @@ public:
         uint32_t width = 0, height = 1, depth = 1;
         uint32_t dims = 1;          // 1, 2 or 3: how many coordinates address the data
         uint64_t pitch_bytes = 0;   // row pitch; 0 = width * element size
-        uint32_t channels = 1;      // 1, 2 or 4
         enum class Channel : uint8_t { Float, Signed, Unsigned }; // Float with 2 bytes: half
         enum class AddressMode : uint8_t { Wrap, Clamp, Mirror, Border };
+        uint32_t channels = 1;      // 1, 2 or 4
         uint32_t channel_bytes = 4; // 1, 2 or 4
         Channel channel = Channel::Float;
         bool read_normalized = false; // 8/16-bit integer channels read as floats in [0,1]/[-1,1]
