@@ -142,12 +142,12 @@ public:
     // Texture and surface objects: registered by the driver, referenced by handle from kernels
     // (tex, tld4, suld, sust, txq, suq; texture.hpp has the sampling rules).
     struct TextureDesc {
+        enum class Channel : uint8_t { Float, Signed, Unsigned }; // Float with 2 bytes: half
+        enum class AddressMode : uint8_t { Wrap, Clamp, Mirror, Border };
         DevicePtr data = 0;
         uint32_t width = 0, height = 1, depth = 1;
         uint32_t dims = 1;          // 1, 2 or 3: how many coordinates address the data
         uint64_t pitch_bytes = 0;   // row pitch; 0 = width * element size
-        enum class Channel : uint8_t { Float, Signed, Unsigned }; // Float with 2 bytes: half
-        enum class AddressMode : uint8_t { Wrap, Clamp, Mirror, Border };
         uint32_t channels = 1;      // 1, 2 or 4
         uint32_t channel_bytes = 4; // 1, 2 or 4
         Channel channel = Channel::Float;
