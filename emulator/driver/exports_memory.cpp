@@ -2,6 +2,7 @@
 // host memory here), copies and memsets in every direction. Asynchronous forms complete before
 // they return. Under unified addressing a pointer is a device pointer when it lies in an emulator
 // allocation and a host pointer otherwise.
+#include "emulator/driver/arrays.hpp"
 #include "emulator/driver/driver.hpp"
 
 #include <cstdlib>
@@ -105,7 +106,7 @@ CUresult copy2d(const CUDA_MEMCPY2D* p, const char* api) {
         return base + y * pitch + x;
     };
     if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-        return not_supported("cuMemcpy2D with CUDA arrays");
+        return copy_2d(p, api);
     for (size_t row = 0; row < p->Height; ++row) {
         const CUdeviceptr src = address(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes,
                                         p->srcY + row, p->srcPitch);
