@@ -23,7 +23,7 @@ endif()
 
 set(app_outputs)
 foreach(mode static shared)
-    foreach(app runtime_app launch_error_app)
+    foreach(app runtime_app launch_error_app texture_app)
         set(flags -arch=sm_75)
         if(mode STREQUAL shared)
             list(APPEND flags -cudart shared)
