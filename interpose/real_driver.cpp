@@ -1,0 +1,82 @@
+// Finding libc's dlsym and the real libcuda.
+#include "interpose/real_driver.hpp"
+
+#include "runtime/session.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <mutex>
+
+namespace cfr::interpose {
+
+DlsymFn real_dlsym() {
+    static const DlsymFn fn = [] {
+        for (const char* version : {"GLIBC_2.2.5", "GLIBC_2.34", "GLIBC_2.17", "GLIBC_2.0"})
+            if (void* p = dlvsym(RTLD_NEXT, "dlsym", version)) return reinterpret_cast<DlsymFn>(p);
+        return static_cast<DlsymFn>(nullptr);
+    }();
+    return fn;
+}
+
+void* driver_handle() {
+    static void* handle = [] {
+        const char* path = std::getenv("CFRJIT_REAL_LIBCUDA");
+        if (path == nullptr || *path == '\0') path = "libcuda.so.1";
+        void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        auto& log = runtime::Session::get().log();
+        if (h == nullptr) {
+            log.error("cannot open the CUDA driver {}: {}", path, dlerror());
+            return static_cast<void*>(nullptr);
+        }
+        // The shim must never be its own driver.
+        void* probe = real_dlsym()(h, "cuModuleLoadData");
+        if (probe == reinterpret_cast<void*>(&::cuModuleLoadData)) {
+            log.error("{} resolves to the shim itself; set CFRJIT_REAL_LIBCUDA to the driver",
+                      path);
+            return static_cast<void*>(nullptr);
+        }
+        return h;
+    }();
+    return handle;
+}
+
+void* lookup_real(const char* name) {
+    void* h = driver_handle();
+    if (h == nullptr || real_dlsym() == nullptr) return nullptr;
+    return real_dlsym()(h, name);
+}
+
+const DriverApi& driver_api() {
+    static const DriverApi api = [] {
+        DriverApi a;
+        auto get = [](auto& fn, const char* name) {
+            fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(lookup_real(name));
+        };
+        get(a.ctx_get_current, "cuCtxGetCurrent");
+        get(a.ctx_get_device, "cuCtxGetDevice");
+        get(a.device_get, "cuDeviceGet");
+        get(a.device_get_attribute, "cuDeviceGetAttribute");
+        get(a.event_create, "cuEventCreate");
+        get(a.event_record, "cuEventRecord");
+        get(a.event_record_ptsz, "cuEventRecord_ptsz");
+        get(a.event_query, "cuEventQuery");
+        get(a.event_synchronize, "cuEventSynchronize");
+        get(a.event_elapsed, "cuEventElapsedTime_v2");
+        if (a.event_elapsed == nullptr) get(a.event_elapsed, "cuEventElapsedTime");
+        get(a.get_error_name, "cuGetErrorName");
+        get(a.func_get_name, "cuFuncGetName");
+        get(a.kernel_get_name, "cuKernelGetName");
+        if (a.event_record_ptsz == nullptr) a.event_record_ptsz = a.event_record;
+        return a;
+    }();
+    return api;
+}
+
+const char* error_name(CUresult r) {
+    const char* name = nullptr;
+    if (driver_api().get_error_name != nullptr) driver_api().get_error_name(r, &name);
+    return name != nullptr ? name : "unknown CUDA error";
+}
+
+} // namespace cfr::interpose

@@ -1,0 +1,223 @@
+// Formatting the exit report.
+#include "runtime/report.hpp"
+
+#include "runtime/version.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace cfr::runtime {
+
+namespace {
+
+std::string dims(const Dim3& d) {
+    return fmt::format("{}x{}x{}", d.x, d.y, d.z);
+}
+
+std::string ns(double ms) {
+    return fmt::format("{:.0f}", ms * 1e6);
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+    std::string out;
+    for (const auto& s : items)
+        out += (out.empty() ? "" : sep) + s;
+    return out;
+}
+
+const ModuleRecord* module_of(const std::vector<ModuleRecord>& modules, uint32_t id) {
+    for (const auto& m : modules)
+        if (m.id == id) return &m;
+    return nullptr;
+}
+
+// Right-aligns every column but the last, which is left-aligned.
+std::string table(const std::vector<std::vector<std::string>>& rows) {
+    if (rows.empty()) return "";
+    std::vector<size_t> width(rows[0].size(), 0);
+    for (const auto& r : rows)
+        for (size_t i = 0; i < r.size(); ++i)
+            width[i] = std::max(width[i], r[i].size());
+    std::string out;
+    for (size_t ri = 0; ri < rows.size(); ++ri) {
+        const auto& r = rows[ri];
+        std::string line = " ";
+        for (size_t i = 0; i < r.size(); ++i) {
+            if (i + 1 == r.size())
+                line += fmt::format("  {}", r[i]);
+            else
+                line += fmt::format("  {:>{}}", r[i], width[i]);
+        }
+        out += line + "\n";
+        if (ri == 0) {
+            std::string rule = " ";
+            for (size_t i = 0; i < r.size(); ++i)
+                rule +=
+                    "  " +
+                    std::string(i + 1 == r.size() ? std::max<size_t>(width[i], 4) : width[i], '-');
+            out += rule + "\n";
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::string to_string(CacheStatus status) {
+    switch (status) {
+    case CacheStatus::Off:
+        return "off";
+    case CacheStatus::Hit:
+        return "hit";
+    case CacheStatus::Miss:
+        return "miss";
+    case CacheStatus::Rebuilt:
+        return "rebuilt";
+    }
+    return "?";
+}
+
+std::string ModuleRecord::name() const {
+    return fmt::format("m{}", id);
+}
+
+std::string format_report(const Config& config, const std::vector<KernelStats>& kernels,
+                          const std::vector<ModuleRecord>& modules) {
+    std::string out = fmt::format("\ncfrjit {}: pipeline '{}', timing {}\n", kVersion,
+                                  config.pipeline, to_string(config.timing));
+    std::vector<const KernelStats*> sorted;
+    double all_ms = 0;
+    for (const auto& k : kernels) {
+        sorted.push_back(&k);
+        all_ms += k.total_ms;
+    }
+    std::stable_sort(sorted.begin(), sorted.end(), [](const KernelStats* a, const KernelStats* b) {
+        return a->total_ms > b->total_ms;
+    });
+
+    if (config.timing != TimingMode::Off) {
+        out += "\n CUDA kernel summary (device time from events on each launch's stream):\n\n";
+        std::vector<std::vector<std::string>> rows = {{"Time (%)", "Total Time (ns)", "Instances",
+                                                       "Avg (ns)", "Min (ns)", "Max (ns)", "Grid",
+                                                       "Block", "Name"}};
+        for (const auto* k : sorted) {
+            if (k->launches == 0) continue;
+            const bool t = k->timed > 0;
+            rows.push_back(
+                {t && all_ms > 0 ? fmt::format("{:.1f}", 100.0 * k->total_ms / all_ms) : "-",
+                 t ? ns(k->total_ms) : "-",
+                 k->timed == k->launches ? std::to_string(k->launches)
+                                         : fmt::format("{} ({} timed)", k->launches, k->timed),
+                 t ? ns(k->total_ms / static_cast<double>(k->timed)) : "-", t ? ns(k->min_ms) : "-",
+                 t ? ns(k->max_ms) : "-", dims(k->grid) + (k->varied ? "*" : ""),
+                 dims(k->block) + (k->varied ? "*" : ""), k->name});
+        }
+        if (rows.size() == 1)
+            out += "  (no launches)\n";
+        else
+            out += table(rows);
+        if (std::any_of(kernels.begin(), kernels.end(), [](auto& k) { return k.varied; }))
+            out += "  * sizes of the first launch; later launches used others\n";
+    }
+
+    out += "\n cfrjit passes per kernel:\n\n";
+    std::vector<std::vector<std::string>> rows = {
+        {"Module", "Cache", "Pipeline (ms)", "Blocks", "Instructions", "Changed by", "Name"}};
+    for (const auto* k : sorted) {
+        const ModuleRecord* m = module_of(modules, k->module);
+        if (m == nullptr || !k->have_change) {
+            rows.push_back({m ? m->name() : "-",
+                            m ? (m->rewritten ? to_string(m->cache) : "-") : "-", "-", "-", "-",
+                            m && !m->rewritten ? "(original image)" : "-", k->name});
+            continue;
+        }
+        const auto& c = k->change;
+        std::string changed = !m->rewritten          ? "(original image)"
+                              : !c.selected          ? "(not selected)"
+                              : c.changed_by.empty() ? "none"
+                                                     : join(c.changed_by, " ");
+        rows.push_back({m->name(), m->rewritten ? to_string(m->cache) : "-",
+                        fmt::format("{:.3f}", m->pipeline_ms),
+                        fmt::format("{} -> {}", c.blocks_before, c.blocks_after),
+                        fmt::format("{} -> {}", c.instructions_before, c.instructions_after),
+                        changed, k->name});
+    }
+    out += rows.size() == 1 ? "  (no kernels)\n" : table(rows);
+
+    if (!modules.empty()) {
+        out += "\n modules:\n";
+        for (const auto& m : modules) {
+            out += fmt::format("  {} {}: {}; ", m.name(), m.api, m.description);
+            if (m.rewritten)
+                out += fmt::format("rewritten, cache {}, pipeline {:.3f} ms, lookup {:.1f} us",
+                                   to_string(m.cache), m.pipeline_ms, m.lookup_us);
+            else
+                out += fmt::format("original image loaded ({})", m.passed_through);
+            out += "\n";
+            for (const auto& s : m.pass_summaries)
+                out += fmt::format("      {}\n", s);
+        }
+    }
+    return out;
+}
+
+nlohmann::json report_json(const Config& config, const std::vector<KernelStats>& kernels,
+                           const std::vector<ModuleRecord>& modules) {
+    using nlohmann::json;
+    json j;
+    j["version"] = kVersion;
+    j["pipeline"] = config.pipeline;
+    j["timing"] = to_string(config.timing);
+    auto& ks = j["kernels"] = json::array();
+    for (const auto& k : kernels) {
+        json e = {{"name", k.name},
+                  {"module", k.module},
+                  {"launches", k.launches},
+                  {"timed", k.timed},
+                  {"total_ns", k.total_ms * 1e6},
+                  {"avg_ns", k.timed ? k.total_ms * 1e6 / static_cast<double>(k.timed) : 0.0},
+                  {"min_ns", k.timed ? k.min_ms * 1e6 : 0.0},
+                  {"max_ns", k.max_ms * 1e6},
+                  {"grid", {k.grid.x, k.grid.y, k.grid.z}},
+                  {"block", {k.block.x, k.block.y, k.block.z}},
+                  {"sizes_varied", k.varied}};
+        if (k.have_change) {
+            e["selected"] = k.change.selected;
+            e["blocks_before"] = k.change.blocks_before;
+            e["blocks_after"] = k.change.blocks_after;
+            e["instructions_before"] = k.change.instructions_before;
+            e["instructions_after"] = k.change.instructions_after;
+            e["changed_by"] = k.change.changed_by;
+        }
+        if (const ModuleRecord* m = module_of(modules, k.module)) {
+            e["cache"] = m->rewritten ? to_string(m->cache) : "-";
+            e["rewritten"] = m->rewritten;
+            e["pipeline_ms"] = m->pipeline_ms;
+        }
+        if (!k.samples.empty()) {
+            auto& s = e["launch_ns"] = json::array();
+            for (const auto& l : k.samples)
+                s.push_back({{"grid", {l.grid.x, l.grid.y, l.grid.z}},
+                             {"block", {l.block.x, l.block.y, l.block.z}},
+                             {"ns", l.ms * 1e6}});
+        }
+        ks.push_back(std::move(e));
+    }
+    auto& ms = j["modules"] = json::array();
+    for (const auto& m : modules)
+        ms.push_back({{"id", m.id},
+                      {"api", m.api},
+                      {"image", m.description},
+                      {"key", fmt::format("{:016x}", m.key)},
+                      {"rewritten", m.rewritten},
+                      {"passed_through", m.passed_through},
+                      {"cache", to_string(m.cache)},
+                      {"pipeline_ms", m.pipeline_ms},
+                      {"lookup_us", m.lookup_us},
+                      {"passes", m.pass_summaries},
+                      {"kernels", m.kernels}});
+    return j;
+}
+
+} // namespace cfr::runtime
