@@ -9,15 +9,40 @@
 //  - Original block ending in an unguarded bra, falling through, or returning: one successor.
 //  - Original block ending in a guarded ret/exit: succ = {exit, not taken}.
 //  - Assign: one successor.  Branch on var:  succ[m] is taken when var == m.  Dummy: one successor.
-// The single exit node (`exit`) has no successors. Where the input had several ret/exit
-// instructions they were all made edges to `exit`, which is emitted as one block holding `ret`
-// (or `exit` for an .entry that used `exit`): all return paths merged into one exit block.
+//    A two-way Branch compares var with `value` (0 unless set): succ[0] is taken when
+//    var == value (Compare::Equal) or var < value (Compare::Less, used by breadth-first
+//    cascades), succ[1] otherwise.
+// The single exit node (`exit`) has no successors; it is the CFG's virtual exit. Every ret, exit
+// and trap of the input is an edge to it, and emit() turns every edge to it back into a return
+// where it occurs (merge_returns() in merge_returns.hpp makes one exit block where an algorithm
+// needs a real one).
+//
+// Entry: `entry` has no predecessors. Where the function's first block is a branch target (a loop
+// at the top of the function), from_function() puts a Dummy before it and makes that the entry.
+//
+// Loops and the hand-over between loop and branch restructuring (seed 000 IV-A, last paragraph:
+// branch restructuring works on the acyclic graph, then the repetition edges are re-inserted):
+//  - `restructure-loops` (IV-A) and `restructure-loops-copy` (IV-C) leave every loop
+//    tail-controlled: a single entry node n^E, a single repetition edge n^L -> n^E, and, apart
+//    from it, a single edge leaving the loop, from the same node n^L (n^L = n^E for a one-node
+//    loop). A loop that had no exit gets one, to `exit`, behind a branch on a variable that is
+//    always 1, so that every loop has the shape and the graph can be tail-structured.
+//  - The graph is handed over as PTX: the next pass builds its RGraph with from_function() and
+//    calls restructure_loops(graph, LoopMode::Plain, fresh). On such a graph that call changes
+//    nothing (its `loops_restructured` is 0) and returns the repetition edges, outermost loops
+//    first. The branch pass works on `graph.digraph(result.repetition_edges)`, the acyclic graph
+//    without them, and leaves their successor slots as they are; rewriting the other slot of n^L
+//    with redirect() is fine. Since the slots stay in place, "re-inserting" them is nothing to do:
+//    emit() writes the graph with all its edges.
+//  - Called on a graph with loops that are not tail-controlled, the same call restructures them
+//    first (IV-A), so restructure-branches alone is also correct.
 #pragma once
 
 #include "ptx/cfg.hpp"
 #include "ptx/digraph.hpp"
 #include "ptx/ir.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,12 +60,25 @@ enum class NodeKind {
     Exit,     // the unique exit
 };
 
+enum class Compare { Equal, Less };
+
 struct RNode {
     NodeKind kind = NodeKind::Dummy;
     ptx::BlockId block = 0; // Original: the block of the input CFG
     std::string var;        // Assign, Branch: a fresh .b32 register
-    uint32_t value = 0;     // Assign
+    uint32_t value = 0;     // Assign: the value; two-way Branch: what var is compared with
+    Compare compare = Compare::Equal; // two-way Branch
     std::vector<NodeId> succ;
+    bool copy = false; // Original: a copy of `block` (IV-C); emitted without the block's labels
+};
+
+// The edge from -> nodes[from].succ[slot].
+struct SlotEdge {
+    NodeId from = 0;
+    uint32_t slot = 0;
+    NodeId to = 0;
+
+    friend bool operator==(const SlotEdge&, const SlotEdge&) = default;
 };
 
 class RGraph {
@@ -52,6 +90,9 @@ public:
     std::vector<RNode> nodes;
     NodeId entry = 0;
     NodeId exit = 0;
+    // Per input block: whether it may be copied (IV-C): no declarations, no branch-target or
+    // call-target tables. Empty (a graph built by hand): every block may be copied.
+    std::vector<bool> block_copyable;
 
     NodeId add(RNode node);
     NodeId add_assign(const std::string& var, uint32_t value, NodeId next);
@@ -61,10 +102,35 @@ public:
     void redirect(NodeId from, NodeId old_target, NodeId new_target);
 
     Digraph digraph() const; // the shape, for the analyses and the classifier
+    // The shape without the given edges (the set-aside repetition edges).
+    Digraph digraph(const std::vector<SlotEdge>& without) const;
 
     // Statistics for the pass reports.
     size_t count(NodeKind kind) const;
 };
+
+// Fresh variable names for q, r, p: unit.new_register(".b32", stem) in a pass.
+using FreshVariable = std::function<std::string(const std::string& stem)>;
+
+enum class LoopMode {
+    Plain, // seed 000 IV-A: predicates q (continuation) and r (repetition)
+    Copy,  // seed 000 IV-C: head-controlled loops inverted by copying their condition, others IV-A
+};
+
+struct LoopRestructuring {
+    std::vector<SlotEdge> repetition_edges; // one per loop, enclosing loops before nested ones
+    size_t loops = 0;                       // loops found
+    size_t loops_restructured = 0;          // loops whose shape changed
+    size_t variables_added = 0;             // q and r
+    size_t nodes_added = 0;                 // Assign, Branch, Dummy and copied nodes
+};
+
+// Seed 000 IV-A / IV-C on the whole graph: every SCC reachable from entry is given a unique
+// entry node, a unique repetition edge and a unique exit edge from the same last node; its
+// repetition edge is set aside and the SCCs inside it are processed the same way until the graph
+// without the set-aside edges is acyclic. n-way Branches (q) are left n-way; lower_branches()
+// or emit() turns them into two-way cascades. Does nothing to loops already tail-controlled.
+LoopRestructuring restructure_loops(RGraph& graph, LoopMode mode, const FreshVariable& fresh);
 
 enum class Cascade { DepthFirst, BreadthFirst };
 
@@ -78,10 +144,14 @@ void lower_branches(RGraph& graph, Cascade cascade);
 size_t remove_superfluous_dummies(RGraph& graph);
 
 // Writes the graph back into the function: Original blocks keep their statements and condition,
-// with branch targets rewritten to their new successors; Assign becomes `mov.u32 var, value;`;
+// with branch targets rewritten to their new successors (a bra whose target became `exit` becomes
+// a return, a return that now leads elsewhere a bra); Assign becomes `mov.u32 var, value;`;
 // a two-way Branch becomes `setp.eq.u32 %p, var, 0; @%p bra succ[0];` falling or branching to
-// succ[1]; Dummy an empty labelled block; Exit one block with the function's return. Declares
-// the registers it uses through the FunctionUnit. Original blocks keep their relative order.
+// succ[1]; Dummy a labelled block holding `bra.uni succ[0]` (so that it stays a block of its own
+// when the PTX is parsed again); Exit is the virtual exit and is not a block. n-way Branches are
+// lowered depth-first first. Declares the registers it uses through the FunctionUnit. Original
+// blocks keep their relative order; each inserted node follows the node that falls through to
+// it, the rest go at the end. Unreachable Original blocks are kept.
 void emit(const RGraph& graph, passes::FunctionUnit& unit);
 
 } // namespace cfr::restructure

@@ -1,0 +1,93 @@
+#include "passes/restructure/rgraph.hpp"
+
+#include "passes/module_unit.hpp"
+
+#include <algorithm>
+
+namespace cfr::restructure {
+
+RGraph RGraph::from_function(passes::FunctionUnit& unit) {
+    const ptx::Cfg& cfg = unit.cfg();
+    RGraph graph;
+    graph.nodes.resize(cfg.blocks.size() + 1);
+    for (ptx::BlockId b = 0; b < cfg.blocks.size(); ++b) {
+        graph.nodes[b].kind = NodeKind::Original;
+        graph.nodes[b].block = b;
+    }
+    for (const ptx::BasicBlock& block : cfg.blocks)
+        graph.block_copyable.push_back(
+            std::none_of(block.statements.begin(), block.statements.end(), [](const auto& s) {
+                const auto* directive = std::get_if<ptx::Directive>(&s);
+                return std::holds_alternative<ptx::Variable>(s) ||
+                       std::holds_alternative<ptx::Scope>(s) ||
+                       (directive &&
+                        (directive->name == ".branchtargets" || directive->name == ".calltargets" ||
+                         directive->name == ".callprototype"));
+            }));
+    graph.exit = cfg.exit();
+    graph.nodes[graph.exit].kind = NodeKind::Exit;
+    for (const ptx::CfgEdge& edge : cfg.edges)
+        graph.nodes[edge.from].succ.push_back(edge.to);
+    graph.entry = cfg.entry();
+    const bool entry_has_predecessor =
+        std::any_of(cfg.edges.begin(), cfg.edges.end(),
+                    [&](const ptx::CfgEdge& edge) { return edge.to == cfg.entry(); });
+    if (entry_has_predecessor) graph.entry = graph.add_dummy(cfg.entry());
+    return graph;
+}
+
+NodeId RGraph::add(RNode node) {
+    nodes.push_back(std::move(node));
+    return static_cast<NodeId>(nodes.size() - 1);
+}
+
+NodeId RGraph::add_assign(const std::string& var, uint32_t value, NodeId next) {
+    RNode node;
+    node.kind = NodeKind::Assign;
+    node.var = var;
+    node.value = value;
+    node.succ = {next};
+    return add(std::move(node));
+}
+
+NodeId RGraph::add_branch(const std::string& var, std::vector<NodeId> targets) {
+    RNode node;
+    node.kind = NodeKind::Branch;
+    node.var = var;
+    node.succ = std::move(targets);
+    return add(std::move(node));
+}
+
+NodeId RGraph::add_dummy(NodeId next) {
+    RNode node;
+    node.kind = NodeKind::Dummy;
+    node.succ = {next};
+    return add(std::move(node));
+}
+
+void RGraph::redirect(NodeId from, NodeId old_target, NodeId new_target) {
+    for (NodeId& target : nodes[from].succ)
+        if (target == old_target) target = new_target;
+}
+
+Digraph RGraph::digraph() const {
+    return digraph({});
+}
+
+Digraph RGraph::digraph(const std::vector<SlotEdge>& without) const {
+    Digraph g(nodes.size());
+    for (NodeId n = 0; n < nodes.size(); ++n)
+        for (uint32_t slot = 0; slot < nodes[n].succ.size(); ++slot) {
+            const SlotEdge edge{n, slot, nodes[n].succ[slot]};
+            if (std::find(without.begin(), without.end(), edge) == without.end())
+                g.add_edge(n, edge.to);
+        }
+    return g;
+}
+
+size_t RGraph::count(NodeKind kind) const {
+    return static_cast<size_t>(std::count_if(nodes.begin(), nodes.end(),
+                                             [&](const RNode& node) { return node.kind == kind; }));
+}
+
+} // namespace cfr::restructure

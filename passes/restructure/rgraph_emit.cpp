@@ -1,0 +1,353 @@
+// RGraph -> PTX statements: see emit() in rgraph.hpp.
+#include "passes/module_unit.hpp"
+#include "passes/restructure/rgraph.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace cfr::restructure {
+namespace {
+
+using ptx::Instruction;
+using ptx::Operand;
+
+Operand register_operand(const std::string& name) {
+    Operand operand;
+    operand.kind = Operand::Kind::Register;
+    operand.text = name;
+    return operand;
+}
+
+Operand immediate(uint32_t value) {
+    Operand operand;
+    operand.kind = Operand::Kind::Immediate;
+    operand.text = std::to_string(value);
+    return operand;
+}
+
+Operand label_operand(const std::string& name) {
+    Operand operand;
+    operand.kind = Operand::Kind::Label;
+    operand.text = name;
+    return operand;
+}
+
+Instruction instruction(std::string opcode, std::vector<std::string> modifiers,
+                        std::vector<Operand> operands) {
+    Instruction in;
+    in.opcode = std::move(opcode);
+    in.modifiers = std::move(modifiers);
+    in.operands = std::move(operands);
+    return in;
+}
+
+// Index of the block's control transfer, if it has one.
+std::optional<size_t> terminator_index(const ptx::BasicBlock& block) {
+    for (size_t i = block.statements.size(); i-- > 0;) {
+        if (const auto* in = std::get_if<Instruction>(&block.statements[i])) {
+            if (block.terminator() == in) return i;
+            return std::nullopt;
+        }
+    }
+    return std::nullopt;
+}
+
+class Emitter {
+public:
+    Emitter(const RGraph& graph, passes::FunctionUnit& unit)
+        : graph_(graph), unit_(unit), old_(unit.cfg()), labels_(graph.nodes.size()),
+          fresh_label_(graph.nodes.size(), false) {
+        for (ptx::BlockId b = 0; b < old_.blocks.size(); ++b)
+            for (const auto& statement : old_.blocks[b].statements)
+                if (const auto* label = std::get_if<ptx::Label>(&statement))
+                    block_of_label_[label->name] = b;
+    }
+
+    void run() {
+        place_nodes();
+        ptx::Cfg cfg;
+        auto& index = index_;
+        index.assign(graph_.nodes.size(), UINT32_MAX);
+        for (uint32_t i = 0; i < order_.size(); ++i)
+            index[order_[i]] = i;
+        cfg.blocks.resize(order_.size());
+        std::vector<std::pair<NodeId, ptx::EdgeKind>> edges; // per block, in order
+        for (uint32_t i = 0; i < order_.size(); ++i) {
+            const NodeId next = i + 1 < order_.size() ? order_[i + 1] : graph_.exit;
+            edges.clear();
+            cfg.blocks[i].statements = block_for(order_[i], next, edges);
+            for (const auto& [to, kind] : edges) {
+                const ptx::BlockId target =
+                    to == graph_.exit ? ptx::BlockId(order_.size()) : ptx::BlockId(index[to]);
+                cfg.edges.push_back({i, target, kind});
+            }
+        }
+        for (uint32_t i = 0; i < order_.size(); ++i)
+            if (fresh_label_[order_[i]])
+                cfg.blocks[i].statements.insert(cfg.blocks[i].statements.begin(),
+                                                ptx::Label{labels_[order_[i]], {}});
+        unit_.mutable_cfg() = std::move(cfg);
+    }
+
+private:
+    const RGraph& graph_;
+    passes::FunctionUnit& unit_;
+    const ptx::Cfg old_;
+    std::vector<NodeId> order_;
+    std::vector<std::string> labels_;
+    std::vector<bool> fresh_label_;
+    std::unordered_map<std::string, ptx::BlockId> block_of_label_;
+    std::string predicate_;
+    std::vector<uint32_t> index_; // per node: its place in order_
+
+    // Whether a two-way node should branch to succ[1] and fall through to succ[0]. A fall-through
+    // that does not reach the next block becomes a block of its own (a jump); that must not
+    // happen to the edge that goes back in the layout (the repetition edge of a loop), or the
+    // loop's last node would no longer be the source of its repetition edge.
+    bool swapped(NodeId n, NodeId next) const {
+        const auto& succ = graph_.nodes[n].succ;
+        if (succ[1] == next) return false;
+        if (succ[0] == next) return true;
+        auto backward = [&](NodeId t) { return t != graph_.exit && index_[t] <= index_[n]; };
+        return backward(succ[1]) && !backward(succ[0]);
+    }
+
+    bool inserted(NodeId n) const {
+        const RNode& node = graph_.nodes[n];
+        return node.kind != NodeKind::Original || node.copy;
+    }
+
+    // The successor that the node's code reaches without a jump, where it has one.
+    std::optional<NodeId> falls_to(NodeId n) const {
+        const RNode& node = graph_.nodes[n];
+        switch (node.kind) {
+        case NodeKind::Exit:
+            return std::nullopt;
+        case NodeKind::Assign:
+        case NodeKind::Dummy:
+            return node.succ.front();
+        case NodeKind::Branch:
+            return node.succ.back();
+        case NodeKind::Original:
+            break;
+        }
+        const Instruction* t = old_.blocks[node.block].terminator();
+        if (!t) return node.succ.front();
+        switch (t->control()) {
+        case ptx::ControlKind::Branch:
+        case ptx::ControlKind::Return:
+        case ptx::ControlKind::Exit:
+        case ptx::ControlKind::Trap:
+            if (t->guard || t->control() == ptx::ControlKind::Branch) return node.succ.back();
+            return std::nullopt;
+        default:
+            return std::nullopt;
+        }
+    }
+
+    void place_nodes() {
+        std::vector<bool> placed(graph_.nodes.size(), false);
+        placed[graph_.exit] = true;
+        auto place = [&](NodeId n) {
+            if (placed[n]) return;
+            placed[n] = true;
+            order_.push_back(n);
+            for (auto next = falls_to(n); next && !placed[*next] && inserted(*next);
+                 next = falls_to(*next)) {
+                placed[*next] = true;
+                order_.push_back(*next);
+            }
+        };
+        // Inserted nodes that cannot be reached (dummies taken out) are left out.
+        const auto reached = reachable();
+        for (NodeId n = 0; n < graph_.nodes.size(); ++n)
+            if (inserted(n) && !reached[n]) placed[n] = true;
+        place(graph_.entry);
+        for (NodeId n = 0; n < graph_.nodes.size(); ++n)
+            if (!inserted(n)) place(n);
+        for (NodeId n = 0; n < graph_.nodes.size(); ++n)
+            place(n);
+    }
+
+    std::vector<bool> reachable() const {
+        std::vector<bool> seen(graph_.nodes.size(), false);
+        std::vector<NodeId> stack{graph_.entry};
+        seen[graph_.entry] = true;
+        while (!stack.empty()) {
+            const NodeId n = stack.back();
+            stack.pop_back();
+            for (const NodeId s : graph_.nodes[n].succ)
+                if (!seen[s]) {
+                    seen[s] = true;
+                    stack.push_back(s);
+                }
+        }
+        return seen;
+    }
+
+    const std::string& label_of(NodeId n) {
+        if (labels_[n].empty()) {
+            const RNode& node = graph_.nodes[n];
+            if (!inserted(n)) labels_[n] = old_.blocks[node.block].label();
+            if (labels_[n].empty()) {
+                labels_[n] = unit_.new_label("b");
+                fresh_label_[n] = true;
+            }
+        }
+        return labels_[n];
+    }
+
+    const std::string& predicate() {
+        if (predicate_.empty()) predicate_ = unit_.new_register(".pred", "t");
+        return predicate_;
+    }
+
+    Instruction jump(NodeId target, std::vector<std::string> modifiers = {}) {
+        if (target == graph_.exit) return instruction("ret", {}, {});
+        return instruction("bra", std::move(modifiers), {label_operand(label_of(target))});
+    }
+
+    static ptx::EdgeKind jump_kind(NodeId target, NodeId exit) {
+        return target == exit ? ptx::EdgeKind::Exit : ptx::EdgeKind::Taken;
+    }
+
+    using Edges = std::vector<std::pair<NodeId, ptx::EdgeKind>>;
+
+    std::vector<ptx::Statement> block_for(NodeId n, NodeId next, Edges& edges) {
+        const RNode& node = graph_.nodes[n];
+        std::vector<ptx::Statement> out;
+        switch (node.kind) {
+        case NodeKind::Original:
+            return original_block(n, next, edges);
+        case NodeKind::Assign:
+            out.emplace_back(
+                instruction("mov", {".u32"}, {register_operand(node.var), immediate(node.value)}));
+            edges.emplace_back(node.succ.front(), ptx::EdgeKind::FallThrough);
+            return out;
+        case NodeKind::Branch:
+            if (node.succ.size() == 2) {
+                const std::string& p = predicate();
+                out.emplace_back(instruction(
+                    "setp", {node.compare == Compare::Less ? ".lt" : ".eq", ".u32"},
+                    {register_operand(p), register_operand(node.var), immediate(node.value)}));
+                const bool swap = swapped(n, next);
+                const NodeId target = node.succ[swap ? 1 : 0];
+                Instruction taken = jump(target);
+                taken.guard = ptx::Guard{p, swap};
+                out.emplace_back(std::move(taken));
+                edges.emplace_back(target, jump_kind(target, graph_.exit));
+                edges.emplace_back(node.succ[swap ? 0 : 1], ptx::EdgeKind::FallThrough);
+                return out;
+            }
+            [[fallthrough]];
+        case NodeKind::Dummy:
+            out.emplace_back(jump(node.succ.front(), {".uni"}));
+            edges.emplace_back(node.succ.front(), jump_kind(node.succ.front(), graph_.exit));
+            return out;
+        case NodeKind::Exit:
+            break;
+        }
+        throw std::logic_error("emit: the exit node is not a block");
+    }
+
+    std::vector<ptx::Statement> original_block(NodeId n, NodeId next, Edges& edges) {
+        const RNode& node = graph_.nodes[n];
+        const ptx::BasicBlock& block = old_.blocks[node.block];
+        std::vector<ptx::Statement> out = block.statements;
+        if (node.copy)
+            std::erase_if(
+                out, [](const ptx::Statement& s) { return std::holds_alternative<ptx::Label>(s); });
+        const auto at = terminator_index(block);
+        if (!at) {
+            edges.emplace_back(node.succ.front(), ptx::EdgeKind::FallThrough);
+            return out;
+        }
+        const size_t t = *at - (block.statements.size() - out.size()); // labels come first
+        auto& in = std::get<Instruction>(out[t]);
+        const bool guarded = in.guard.has_value();
+        switch (in.control()) {
+        case ptx::ControlKind::Branch:
+        case ptx::ControlKind::Return:
+        case ptx::ControlKind::Exit: {
+            const bool swap = guarded && in.control() == ptx::ControlKind::Branch &&
+                              node.succ.size() == 2 && swapped(n, next);
+            if (swap) {
+                in.guard->negated = !in.guard->negated;
+                const NodeId target = node.succ[1];
+                in = Instruction{
+                    in.guard, "bra", in.modifiers, {label_operand(label_of(target))}, in.loc};
+                if (target == graph_.exit) in = Instruction{in.guard, "ret", {}, {}, in.loc};
+                edges.emplace_back(target, jump_kind(target, graph_.exit));
+                edges.emplace_back(node.succ[0], ptx::EdgeKind::FallThrough);
+                return out;
+            }
+            const NodeId target = node.succ.front();
+            if (!guarded && in.control() == ptx::ControlKind::Branch && target == next &&
+                target != graph_.exit) {
+                out.erase(out.begin() + static_cast<std::ptrdiff_t>(t));
+                edges.emplace_back(target, ptx::EdgeKind::FallThrough);
+                return out;
+            }
+            const bool is_return = in.control() != ptx::ControlKind::Branch;
+            if (target == graph_.exit && !is_return) {
+                in = Instruction{in.guard, "ret", {}, {}, in.loc};
+            } else if (target != graph_.exit) {
+                std::vector<std::string> modifiers;
+                if (!is_return) modifiers = in.modifiers;
+                in = Instruction{
+                    in.guard, "bra", modifiers, {label_operand(label_of(target))}, in.loc};
+            }
+            edges.emplace_back(target, jump_kind(target, graph_.exit));
+            break;
+        }
+        case ptx::ControlKind::Trap:
+            edges.emplace_back(graph_.exit, ptx::EdgeKind::Exit);
+            break;
+        case ptx::ControlKind::IndirectBranch:
+            rewrite_indirect(node, in);
+            for (const NodeId target : node.succ)
+                edges.emplace_back(target, ptx::EdgeKind::Indirect);
+            return out;
+        default:
+            break;
+        }
+        if (guarded) edges.emplace_back(node.succ.back(), ptx::EdgeKind::FallThrough);
+        return out;
+    }
+
+    void rewrite_indirect(const RNode& node, Instruction& in) {
+        std::vector<ptx::BlockId> old_targets;
+        for (const auto& edge : old_.edges)
+            if (edge.from == node.block) old_targets.push_back(edge.to);
+        if (old_targets == std::vector<ptx::BlockId>(node.succ.begin(), node.succ.end())) return;
+        Operand& list = in.operands.back();
+        if (list.kind != Operand::Kind::List)
+            throw std::runtime_error("emit: cannot retarget a brx.idx through a .branchtargets "
+                                     "table");
+        for (Operand& element : list.elements) {
+            const ptx::BlockId old = block_of_label_.at(element.text);
+            const auto slot = static_cast<size_t>(
+                std::find(old_targets.begin(), old_targets.end(), old) - old_targets.begin());
+            element.text = label_of(node.succ.at(slot));
+        }
+    }
+};
+
+} // namespace
+
+void emit(const RGraph& input, passes::FunctionUnit& unit) {
+    const bool n_way = std::any_of(input.nodes.begin(), input.nodes.end(), [](const RNode& node) {
+        return node.kind == NodeKind::Branch && node.succ.size() > 2;
+    });
+    if (!n_way) {
+        Emitter(input, unit).run();
+        return;
+    }
+    RGraph graph = input;
+    lower_branches(graph, Cascade::DepthFirst);
+    Emitter(graph, unit).run();
+}
+
+} // namespace cfr::restructure
