@@ -82,6 +82,41 @@ struct Wide<uint64_t> {
     using type = unsigned __int128;
 };
 
+// Extended-precision arithmetic: add.cc, addc[.cc], sub.cc, subc[.cc], mad{.lo,.hi}.cc and
+// madc{.lo,.hi}[.cc]. Each lane's carry flag (CC.CF; a borrow for subtraction) is a bit of
+// Warp::carry. mode bit 0: read the carry, bit 1: write it, bit 2: subtract, bit 3: multiply
+// first (a * b + c), bit 4: the high half of the product.
+template <class T>
+void carry_h(Exec& x, const Inst& in) {
+    using UT = U<T>;
+    const bool cin = in.mode & 1, cout = in.mode & 2, sub = in.mode & 4, mul = in.mode & 8,
+               hi = in.mode & 16;
+    uint32_t flags = x.w->carry;
+    for_lanes(x.mask, [&](unsigned l) {
+        UT a = UT(rd(x, in.s[0], l)), b = UT(rd(x, in.s[1], l));
+        if (mul) {
+            using W = typename Wide<T>::type;
+            W p = W(T(a)) * W(T(b));
+            a = hi ? UT(p >> (sizeof(T) * 8)) : UT(p);
+            b = UT(rd(x, in.s[2], l));
+        }
+        UT c = cin ? UT((flags >> l) & 1) : UT(0);
+        UT r;
+        bool out;
+        if (sub) {
+            r = UT(a - b - c);
+            out = a < b || UT(a - b) < c;
+        } else {
+            UT s = UT(a + b);
+            r = UT(s + c);
+            out = s < a || r < s;
+        }
+        wr(x, in.d[0], l, uint64_t(r));
+        if (cout) flags = (flags & ~(1u << l)) | (uint32_t(out) << l);
+    });
+    x.w->carry = flags;
+}
+
 template <class T>
 void mul_lo_h(Exec& x, const Inst& in) {
     binary<T>(x, in, [](T a, T b) { return T(U<T>(a) * U<T>(b)); });
@@ -294,10 +329,18 @@ void bfind_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, r);
     });
 }
+// The modes .f4e, .b4e, .rc8, .ecl, .ecr, .rc16 (in.mode 1..6) as default-mode selectors (byte
+// indices into {b, a}, d.b3 in the top nibble) for each value of c[1:0] (PTX ISA, prmt).
+constexpr uint16_t kPrmtModes[6][4] = {
+    {0x3210, 0x4321, 0x5432, 0x6543}, {0x5670, 0x6701, 0x7012, 0x0123},
+    {0x0000, 0x1111, 0x2222, 0x3333}, {0x3210, 0x3211, 0x3222, 0x3333},
+    {0x0000, 0x1110, 0x2210, 0x3210}, {0x1010, 0x3232, 0x1010, 0x3232}};
+
 void prmt_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         uint64_t v = (uint64_t(uint32_t(rd(x, in.s[1], l))) << 32) | uint32_t(rd(x, in.s[0], l));
         uint32_t c = uint32_t(rd(x, in.s[2], l)), r = 0;
+        if (in.mode) c = kPrmtModes[in.mode - 1][c & 3];
         for (unsigned i = 0; i < 4; ++i) {
             unsigned sel = (c >> (4 * i)) & 0xf;
             uint8_t b = uint8_t(v >> (8 * (sel & 7)));
@@ -560,6 +603,28 @@ Handler select_int(const DecodeRequest& r, Inst& in) {
     }
     if (op == "selp") return ty_float(t) ? selp_h<uint64_t> : by_int<selp_w>(t);
     if (ty_float(t) && op != "set" && op != "slct") return nullptr;
+    if (op == "addc" || op == "subc" || op == "madc" || r.has(".cc")) {
+        bool sub = op == "sub" || op == "subc", mul = op == "mad" || op == "madc";
+        bool carry_in = op == "addc" || op == "subc" || op == "madc";
+        if (in.sat || (op != "add" && op != "sub" && op != "mad" && !carry_in)) return nullptr;
+        if (mul && r.has(".wide")) return nullptr;
+        in.mode = uint8_t((carry_in ? 1 : 0) | (r.has(".cc") ? 2 : 0) | (sub ? 4 : 0) |
+                          (mul ? 8 : 0) | (mul && r.has(".hi") ? 16 : 0));
+        switch (t) {
+        case Ty::U32:
+        case Ty::B32:
+            return carry_h<uint32_t>;
+        case Ty::S32:
+            return carry_h<int32_t>;
+        case Ty::U64:
+        case Ty::B64:
+            return carry_h<uint64_t>;
+        case Ty::S64:
+            return carry_h<int64_t>;
+        default:
+            return nullptr;
+        }
+    }
     if (op == "add") {
         if (in.sat) return t == Ty::S32 ? add_sat_h : nullptr;
         return by_int<add_w>(t);
@@ -574,7 +639,6 @@ Handler select_int(const DecodeRequest& r, Inst& in) {
         return by_int<mul_lo_w>(t);
     }
     if (op == "mad") {
-        if (r.has(".cc")) return nullptr;
         if (in.mode == 2) return by_int<mad_hi_w>(t);
         if (in.mode == 3) return by_int<mad_wide_w>(t);
         return by_int<mad_lo_w>(t);
@@ -626,10 +690,10 @@ Handler select_int(const DecodeRequest& r, Inst& in) {
         }
     }
     if (op == "prmt") {
-        for (auto& m : r.mods)
-            if (m == ".f4e" || m == ".b4e" || m == ".rc8" || m == ".ecl" || m == ".ecr" ||
-                m == ".rc16")
-                return nullptr;
+        static const char* const modes[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
+        in.mode = 0;
+        for (uint8_t i = 0; i < 6; ++i)
+            if (r.has(modes[i])) in.mode = uint8_t(i + 1);
         return prmt_h;
     }
     if (op == "shf") {

@@ -417,6 +417,7 @@ Ty source_type(const DecodeRequest& r, const Inst& in, size_t pos) {
     if ((op == "sad") && pos == 2) return in.t;
     if (op == "dp4a" || op == "dp2a") return Ty::B32;
     if (op == "match") return pos == 0 ? in.t : Ty::B32;
+    if (op == "bar" || op == "barrier") return Ty::U32;
     return in.t;
 }
 
@@ -510,7 +511,8 @@ void FunctionDecoder::instruction(const ptx::Instruction& ins) {
             }
             const Operand& o = ops[i];
             if (o.negated && o.kind == OK::Register &&
-                (((r.op == "setp" || r.op == "set") && pos == 2) || (r.op == "vote" && pos == 0)))
+                (((r.op == "setp" || r.op == "set") && pos == 2) || (r.op == "vote" && pos == 0) ||
+                 ((r.op == "bar" || r.op == "barrier") && r.has(".red") && i + 1 == ops.size())))
                 in.neg_src2 = true;
             else if (o.negated) {
                 ok = false;
@@ -740,6 +742,10 @@ void FunctionDecoder::instruction(const ptx::Instruction& ins) {
                 in.nd = uint8_t(k + 1);
             });
         }
+    } else if ((op == "bar" || op == "barrier") && r.has(".red") && !ops.empty()) {
+        ok = dest(ops[0], in.d[0], why);
+        in.nd = 1;
+        do_sources(1);
     } else if (is_control) {
         // bar/barrier/membar/... operands are sources.
         do_sources(0);

@@ -141,6 +141,10 @@ Error Device::memset(DevicePtr dst, uint8_t value, size_t n) {
     return {};
 }
 
+uint64_t Device::memory_in_use() const {
+    return impl_->memory.used();
+}
+
 Error Device::address_range(DevicePtr ptr, DevicePtr* base, size_t* bytes) const {
     const Allocation* a = impl_->memory.find(ptr, 1);
     if (!a) return err(ErrorCode::InvalidAddress, "address not allocated");
@@ -358,6 +362,7 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
         c.branch_divergent.assign(p.code.size(), 0);
         c.block_exec.assign(p.blocks.size(), 0);
         c.block_redundant.assign(p.blocks.size(), 0);
+        c.sm_cycles.assign(std::max(1u, impl_->options.sm_count), 0);
         return c;
     };
     std::vector<Counters> counters(workers);
@@ -381,6 +386,9 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
             B.clock = 0;
             try {
                 run_block(L, B, counters[id]);
+                Counters& c = counters[id];
+                uint64_t issue = std::min<uint64_t>(4, L.warps_per_block);
+                c.sm_cycles[b % c.sm_cycles.size()] += (B.clock + issue - 1) / issue;
             } catch (const LaunchFault& f) {
                 std::lock_guard g(fault_mutex);
                 if (!first_fault || b < first_fault->first) first_fault = {{b, f}};
@@ -423,6 +431,8 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
             total.block_exec[i] += c.block_exec[i];
             total.block_redundant[i] += c.block_redundant[i];
         }
+        for (size_t i = 0; i < c.sm_cycles.size(); ++i)
+            total.sm_cycles[i] += c.sm_cycles[i];
     }
     LaunchStats s;
     s.kernel = k.name;
@@ -433,6 +443,7 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
     s.thread_instructions = total.thread_instructions;
     s.thread_instructions_predicated_on = total.thread_predicated_on;
     s.max_stack_depth = total.max_depth;
+    s.cycles = *std::max_element(total.sm_cycles.begin(), total.sm_cycles.end());
     for (uint32_t f = 0; f < p.functions.size(); ++f) {
         if (!reach[f] || !p.functions[f].has_body) continue;
         const DFunction& fd = p.functions[f];

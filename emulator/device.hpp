@@ -69,6 +69,8 @@ struct DeviceOptions {
     // Warp instructions a warp runs before the scheduler moves to the next warp of its block.
     uint32_t time_slice = 1024;
     uint64_t global_memory_bytes = uint64_t(4) << 30;
+    // Multiprocessors of the cycle model (LaunchStats::cycles).
+    uint32_t sm_count = 132;
 };
 
 // The layout of one kernel parameter in the parameter buffer (PTX alignment rules).
@@ -111,6 +113,8 @@ public:
     Error memset(DevicePtr dst, uint8_t value, size_t bytes);
     // The allocation holding ptr: its base and size (for cuMemGetAddressRange).
     Error address_range(DevicePtr ptr, DevicePtr* base, size_t* bytes) const;
+    // Bytes of global memory allocated and not freed (module globals included).
+    uint64_t memory_in_use() const;
 
     // Modules. load_module parses and decodes; module globals and .const data are allocated and
     // initialised here. A kernel that uses an instruction the emulator cannot execute still

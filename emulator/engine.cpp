@@ -217,6 +217,14 @@ void check_repeat(Exec& x) {
     w.snapshot_regs = w.regs;
 }
 
+// bar.red completes: every lane that took part receives the block-wide result.
+void deliver_reduction(Warp& w, const Barrier& b) {
+    uint64_t v = w.red_op == 1 ? b.red_popc : w.red_op == 2 ? b.red_and : b.red_or;
+    uint64_t* r = w.regs.data() + w.frames.back().reg_base + size_t(w.red_dest) * 32;
+    for_lanes(w.red_lanes, [&](unsigned l) { r[l] = v; });
+    w.red_dest = kNone;
+}
+
 SliceEnd run_slice(LaunchCtx& L, BlockCtx& B, Warp& w, Counters& C, uint32_t slice) {
     const Program& p = *L.program;
     const Inst* code = p.code.data();
@@ -246,7 +254,8 @@ SliceEnd run_slice(LaunchCtx& L, BlockCtx& B, Warp& w, Counters& C, uint32_t sli
         if (in.leader) count_block(x, in, top);
         uint32_t active = top.mask;
         C.warp_instructions++;
-        C.thread_instructions += unsigned(std::popcount(active));
+        const unsigned lanes = active == ~0u ? 32u : unsigned(std::popcount(active));
+        C.thread_instructions += lanes;
         B.clock++;
         uint32_t m = active;
         if (in.guard != kNone) {
@@ -256,7 +265,7 @@ SliceEnd run_slice(LaunchCtx& L, BlockCtx& B, Warp& w, Counters& C, uint32_t sli
                 pm |= uint32_t(g[l] & 1) << l;
             m &= in.guard_neg ? ~pm : pm;
         }
-        C.thread_predicated_on += unsigned(std::popcount(m));
+        C.thread_predicated_on += m == active ? lanes : unsigned(std::popcount(m));
         top.pc = pc + 1;
         x.mask = m;
         x.active = active;
@@ -294,6 +303,8 @@ void run_block(LaunchCtx& L, BlockCtx& B, Counters& C) {
         uint64_t n = std::min<uint64_t>(32, threads - uint64_t(i) * 32);
         w.valid = n == 32 ? 0xffffffffu : (1u << n) - 1;
         w.state = WarpState::Ready;
+        w.carry = 0;
+        w.red_dest = kNone;
         w.stack.assign(1, StackEntry{k.begin_pc, w.valid, k.end_pc, 0, false});
         w.frames.assign(1, Frame{L.kernel, 0, 0, kNone});
         w.regs.assign(size_t(k.nregs) * 32, 0);
@@ -330,7 +341,9 @@ void run_block(LaunchCtx& L, BlockCtx& B, Counters& C) {
                 progress_possible = true;
         }
         if (all_done) return;
-        // Barrier resolution: a barrier completes when its expected warps have arrived.
+        // Barrier resolution: a barrier completes when its expected warps have arrived. Without
+        // a thread count it expects every warp that has not exited (exited threads no longer
+        // take part, as on sm_70 and later).
         uint32_t live = 0;
         for (auto& w : B.warps)
             if (w.state != WarpState::Done) ++live;
@@ -338,11 +351,13 @@ void run_block(LaunchCtx& L, BlockCtx& B, Counters& C) {
         for (uint32_t id = 0; id < B.barriers.size(); ++id) {
             Barrier& b = B.barriers[id];
             if (b.arrived == 0) continue;
-            uint32_t need = b.expected ? b.expected : nw;
+            uint32_t need = b.expected ? b.expected : live;
             if (b.arrived >= need) {
                 for (auto& w : B.warps)
-                    if (w.state == WarpState::Barrier && w.barrier == id)
+                    if (w.state == WarpState::Barrier && w.barrier == id) {
                         w.state = WarpState::Ready;
+                        if (w.red_dest != kNone) deliver_reduction(w, b);
+                    }
                 b = Barrier{};
                 released = true;
             }
@@ -383,7 +398,7 @@ void run_block(LaunchCtx& L, BlockCtx& B, Counters& C) {
             fault(x, ErrorCode::BarrierDeadlock,
                   "barrier deadlock: barrier " + std::to_string(culprit->barrier) + " has " +
                       std::to_string(b.arrived) + " of " +
-                      std::to_string(b.expected ? b.expected : nw) + " warps, " +
+                      std::to_string(b.expected ? b.expected : live) + " warps, " +
                       std::to_string(exited) + " warps exited");
         }
     }

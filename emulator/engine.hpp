@@ -53,6 +53,10 @@ struct Warp {
     uint32_t valid = 0; // lanes that hold threads
     WarpState state = WarpState::Ready;
     uint32_t barrier = 0;
+    uint32_t red_dest = kNone; // bar.red: register receiving the reduction, for red_lanes
+    uint32_t red_lanes = 0;
+    uint8_t red_op = 0; // 1 popc, 2 and, 3 or
+    uint32_t carry = 0; // CC.CF of each lane (add.cc, addc, ...)
     std::vector<StackEntry> stack;
     std::vector<Frame> frames;
     std::vector<uint64_t> regs; // frames' registers, [reg * 32 + lane]
@@ -74,6 +78,9 @@ struct Warp {
 struct Barrier {
     uint32_t arrived = 0;  // warps arrived
     uint32_t expected = 0; // warps needed (0: all warps of the block)
+    // bar.red: the arriving threads' predicates, reduced.
+    uint32_t red_popc = 0;
+    bool red_and = true, red_or = false;
 };
 
 struct LaunchCtx;
@@ -96,6 +103,7 @@ struct Counters {
     uint64_t max_depth = 0;
     std::vector<uint64_t> branch_visits, branch_divergent; // per pc
     std::vector<uint64_t> block_exec, block_redundant;     // per module-wide block
+    std::vector<uint64_t> sm_cycles;                       // per modelled multiprocessor
 };
 
 struct LaunchCtx {
@@ -190,13 +198,14 @@ inline uint64_t effective_address(const Exec& x, const Inst& in, unsigned lane) 
 struct DecodeRequest; // decode.cpp
 Handler select_int(const DecodeRequest& r, Inst& in);
 Handler select_float(const DecodeRequest& r, Inst& in);
+Handler select_half(const DecodeRequest& r, Inst& in); // f16, f16x2, bf16, bf16x2 arithmetic
 Handler select_convert(const DecodeRequest& r, Inst& in);
 Handler select_memory(const DecodeRequest& r, Inst& in);
 Handler select_warp(const DecodeRequest& r, Inst& in);
 Handler select_control(const DecodeRequest& r, Inst& in);
+Handler select_texture(const DecodeRequest& r, Inst& in);
 
 // Reconvergence-stack operations used by control handlers.
-Handler select_texture(const DecodeRequest& r, Inst& in);
 void branch_to(Exec& x, const Inst& in, uint32_t taken_mask, uint32_t target);
 void exit_lanes(Exec& x, uint32_t lanes);
 

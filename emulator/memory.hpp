@@ -31,6 +31,7 @@ public:
     // 0 when out of memory. Zero-initialised.
     uint64_t allocate(uint64_t bytes);
     bool release(uint64_t base);
+    uint64_t used() const { return used_; } // bytes allocated and not released
     // The allocation containing [addr, addr+bytes), or nullptr.
     Allocation* find(uint64_t addr, uint64_t bytes);
     const Allocation* find(uint64_t addr, uint64_t bytes) const;

@@ -94,7 +94,8 @@ void trap_h(Exec& x, const Inst&) {
     if (x.mask) fault(x, ErrorCode::Trap, "trap", int(std::countr_zero(x.mask)));
 }
 
-// bar.sync / barrier.sync: mode bit 0 = arrive only.
+// bar.sync / barrier.sync / bar.red: mode bit 0 = arrive only, bits 1-2 = reduction (1 popc,
+// 2 and, 3 or) of the predicate in the last source, delivered when the barrier completes.
 void bar_h(Exec& x, const Inst& in) {
     if (!x.mask) return;
     unsigned l = unsigned(std::countr_zero(x.mask));
@@ -103,11 +104,25 @@ void bar_h(Exec& x, const Inst& in) {
         fault(x, ErrorCode::InvalidLaunch, "barrier id " + std::to_string(id) + " out of range",
               int(l));
     Barrier& b = x.B->barriers[id];
-    if (in.ns > 1) {
+    const uint8_t red = uint8_t(in.mode >> 1);
+    const unsigned counted = red ? 2 : 1; // sources before the thread count
+    if (in.ns > counted) {
         uint32_t count = uint32_t(rd(x, in.s[1], l));
         b.expected = (count + 31) / 32;
     }
     b.arrived++;
+    if (red) {
+        const Src& pred = in.s[in.ns - 1];
+        uint32_t set = 0;
+        for_lanes(x.mask,
+                  [&](unsigned k) { set |= uint32_t((rd(x, pred, k) & 1) ^ in.neg_src2) << k; });
+        b.red_popc += unsigned(std::popcount(set));
+        b.red_and = b.red_and && set == x.mask;
+        b.red_or = b.red_or || set != 0;
+        x.w->red_dest = in.d[0];
+        x.w->red_lanes = x.mask;
+        x.w->red_op = red;
+    }
     if (in.mode & 1) return;
     x.w->state = WarpState::Barrier;
     x.w->barrier = id;
@@ -237,8 +252,12 @@ Handler select_control(const DecodeRequest& r, Inst& in) {
     if (op == "exit") return exit_h;
     if (op == "trap" || op == "brkpt") return trap_h;
     if (op == "bar" || op == "barrier") {
-        if (r.has(".red")) return nullptr;
         in.mode = r.has(".arrive") ? 1 : 0;
+        if (r.has(".red")) {
+            uint8_t red = r.has(".popc") ? 1 : r.has(".and") ? 2 : r.has(".or") ? 3 : 0;
+            if (!red || in.mode || in.nd != 1 || in.ns < 2) return nullptr;
+            in.mode = uint8_t(red << 1);
+        }
         return bar_h;
     }
     in.control = false;

@@ -93,22 +93,120 @@ inline uint64_t load_bits(const uint8_t* p, unsigned n, bool sign) {
     }
 }
 
-// Fast path: a global (or generic-global) access inside the warp's last allocation.
-inline uint8_t* fast_access(Exec& x, const Inst& in, uint64_t a, uint32_t bytes, unsigned l,
-                            bool write) {
-    Allocation* c = x.w->cache;
-    if ((in.addr.space == Space::Global || in.addr.space == Space::Generic) && c && a >= c->base &&
-        a + bytes <= c->base + c->size && (a & (bytes - 1)) == 0 && !(write && c->read_only))
-        return c->data() + (a - c->base);
-    return access(x, in.addr.space, a, bytes, l, write);
+// The addresses of the executing lanes, their range and the OR of all of them (for one alignment
+// test of the whole warp).
+struct LaneAddresses {
+    uint64_t a[32];
+    uint64_t lo = ~uint64_t(0), hi = 0, bits = 0;
+};
+
+inline void lane_addresses(const Exec& x, const Inst& in, LaneAddresses& la) {
+    uint64_t off = uint64_t(in.addr.offset);
+    if (in.addr.frame_relative) off += x.w->frames.back().local_base;
+    const uint64_t* r = in.addr.has_reg ? x.regs + size_t(in.addr.reg) * 32 : nullptr;
+    uint64_t lo = ~uint64_t(0), hi = 0, bits = 0;
+    for_lanes(x.mask, [&](unsigned l) {
+        uint64_t a = r ? off + r[l] : off;
+        la.a[l] = a;
+        lo = std::min(lo, a);
+        hi = std::max(hi, a);
+        bits |= a;
+    });
+    la.lo = lo;
+    la.hi = hi;
+    la.bits = bits;
+}
+
+// Where a whole warp's access [lo, end) lies when one bounds check covers every lane: `p` is the
+// host address of `lo` in a region all lanes share (a global allocation, the block's shared
+// memory, the parameter buffer) or, with `local`, the offset `lo` in each lane's local arena.
+// p == nullptr: check lane by lane with access(), which reports the faults.
+struct WarpRegion {
+    uint8_t* p = nullptr;
+    bool local = false;
+};
+
+inline WarpRegion warp_region(Exec& x, Space space, uint64_t lo, uint64_t end, bool write) {
+    if (end < lo) return {};
+    if (space == Space::Generic) {
+        if (end <= kSharedWindow) {
+            space = Space::Global;
+        } else if (lo >= kSharedWindow && end <= kSharedWindow + kWindowSize) {
+            space = Space::Shared;
+            lo -= kSharedWindow;
+            end -= kSharedWindow;
+        } else if (lo >= kLocalWindow && end <= kLocalWindow + kWindowSize) {
+            space = Space::Local;
+            lo -= kLocalWindow;
+            end -= kLocalWindow;
+        } else if (lo >= kParamWindow && end <= kParamWindow + kWindowSize) {
+            space = Space::KernelParam;
+            lo -= kParamWindow;
+            end -= kParamWindow;
+        } else {
+            return {};
+        }
+    }
+    switch (space) {
+    case Space::Global:
+    case Space::Const: {
+        Allocation* a = x.w->cache;
+        if (!a || !a->contains(lo, end - lo)) {
+            a = x.L->memory->find(lo, end - lo);
+            if (!a) return {};
+            x.w->cache = a;
+        }
+        if (write && a->read_only) return {};
+        return {a->data() + (lo - a->base), false};
+    }
+    case Space::Shared:
+        if (end > x.B->shared.size()) return {};
+        return {x.B->shared.data() + lo, false};
+    case Space::Local:
+    case Space::FrameParam:
+        if (end > x.w->local_top) return {};
+        return {reinterpret_cast<uint8_t*>(uintptr_t(lo)), true};
+    case Space::KernelParam:
+        if (write || end > x.L->params.size()) return {};
+        return {x.L->params.data() + lo, false};
+    default:
+        return {};
+    }
+}
+
+// Calls f(lane, host pointer) for every executing lane; one range and alignment check for the
+// warp when its lanes fall into one region, else access() lane by lane.
+template <class F>
+inline void for_lane_memory(Exec& x, const Inst& in, uint32_t bytes, bool write, F&& f) {
+    LaneAddresses la;
+    lane_addresses(x, in, la);
+    if ((la.bits & (bytes - 1)) == 0) {
+        WarpRegion r = warp_region(x, in.addr.space, la.lo, la.hi + bytes, write);
+        if (r.p && r.local) {
+            uint64_t lo = uint64_t(uintptr_t(r.p));
+            for_lanes(x.mask,
+                      [&](unsigned l) { f(l, x.w->local[l].data() + lo + (la.a[l] - la.lo)); });
+            return;
+        }
+        if (r.p) {
+            for_lanes(x.mask, [&](unsigned l) { f(l, r.p + (la.a[l] - la.lo)); });
+            return;
+        }
+    }
+    for_lanes(x.mask,
+              [&](unsigned l) { f(l, access(x, in.addr.space, la.a[l], bytes, l, write)); });
 }
 
 template <unsigned N, bool Sign>
 void ld_h(Exec& x, const Inst& in) {
-    unsigned vec = in.vec;
-    for_lanes(x.mask, [&](unsigned l) {
-        uint64_t a = effective_address(x, in, l);
-        const uint8_t* p = fast_access(x, in, a, N * vec, l, false);
+    const unsigned vec = in.vec;
+    if (vec == 1 && in.d[0] != kNone) {
+        uint64_t* d = x.regs + size_t(in.d[0]) * 32;
+        for_lane_memory(x, in, N, false,
+                        [&](unsigned l, const uint8_t* p) { d[l] = load_bits(p, N, Sign); });
+        return;
+    }
+    for_lane_memory(x, in, N * vec, false, [&](unsigned l, const uint8_t* p) {
         for (unsigned k = 0; k < vec; ++k)
             wr(x, in.d[k], l, load_bits(p + k * N, N, Sign));
     });
@@ -118,11 +216,9 @@ void ld_h(Exec& x, const Inst& in) {
 // rewrites the same values makes no progress (see engine.cpp).
 template <unsigned N>
 void st_h(Exec& x, const Inst& in) {
-    unsigned vec = in.vec;
+    const unsigned vec = in.vec;
     bool changed = false;
-    for_lanes(x.mask, [&](unsigned l) {
-        uint64_t a = effective_address(x, in, l);
-        uint8_t* p = fast_access(x, in, a, N * vec, l, true);
+    for_lane_memory(x, in, N * vec, true, [&](unsigned l, uint8_t* p) {
         for (unsigned k = 0; k < vec; ++k) {
             uint64_t v = rd(x, in.s[k], l);
             if (std::memcmp(p + k * N, &v, N) != 0) {

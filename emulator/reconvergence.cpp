@@ -1,79 +1,11 @@
 // Basic blocks of a decoded function and the reconvergence point of every branch: the immediate
-// post-dominator of the branch's block (the virtual exit maps to the function's end pc). Uses
-// cfr::analysis::post_dominators when the passes library provides it, else the iterative
-// algorithm of Cooper, Harvey and Kennedy on the reverse CFG.
+// post-dominator of the branch's block (cfr::analysis::post_dominators; the virtual exit, which
+// also post-dominates blocks that cannot reach it, maps to the function's end pc).
 #include "emulator/decode.hpp"
+#include "passes/analysis/dominance.hpp"
 #include "ptx/digraph.hpp"
 
-#include <algorithm>
-
 namespace cfr::emu {
-
-namespace {
-
-// Immediate post-dominators: for each node, its ipdom (the exit maps to itself; nodes that cannot
-// reach the exit map to the exit).
-std::vector<NodeId> ipdoms(const Digraph& g, NodeId exit) {
-    size_t n = g.size();
-    // Reverse post-order of the reverse graph from exit.
-    std::vector<int> order(n, -1);
-    std::vector<NodeId> rpo;
-    {
-        std::vector<std::pair<NodeId, size_t>> st{{exit, 0}};
-        std::vector<char> seen(n, 0);
-        seen[exit] = 1;
-        std::vector<NodeId> post;
-        while (!st.empty()) {
-            auto& [v, i] = st.back();
-            if (i < g.pred[v].size()) {
-                NodeId u = g.pred[v][i++];
-                if (!seen[u]) {
-                    seen[u] = 1;
-                    st.push_back({u, 0});
-                }
-            } else {
-                post.push_back(v);
-                st.pop_back();
-            }
-        }
-        rpo.assign(post.rbegin(), post.rend());
-        for (size_t k = 0; k < rpo.size(); ++k)
-            order[rpo[k]] = int(k);
-    }
-    constexpr NodeId undef = ~NodeId(0);
-    std::vector<NodeId> idom(n, undef);
-    idom[exit] = exit;
-    auto intersect = [&](NodeId a, NodeId b) {
-        while (a != b) {
-            while (order[a] > order[b])
-                a = idom[a];
-            while (order[b] > order[a])
-                b = idom[b];
-        }
-        return a;
-    };
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (NodeId v : rpo) {
-            if (v == exit) continue;
-            NodeId nd = undef;
-            for (NodeId s : g.succ[v]) { // predecessors in the reverse graph
-                if (order[s] < 0 || idom[s] == undef) continue;
-                nd = nd == undef ? s : intersect(s, nd);
-            }
-            if (nd != undef && idom[v] != nd) {
-                idom[v] = nd;
-                changed = true;
-            }
-        }
-    }
-    for (auto& d : idom)
-        if (d == undef) d = exit;
-    return idom;
-}
-
-} // namespace
 
 void find_blocks_and_reconvergence(Program& p, uint32_t fidx,
                                    const std::vector<std::string>& labels_at_pc) {
@@ -142,7 +74,7 @@ void find_blocks_and_reconvergence(Program& p, uint32_t fidx,
             g.add_edge(k, k + 1);
         }
     }
-    std::vector<NodeId> ip = ipdoms(g, exit);
+    const std::vector<NodeId> ip = analysis::post_dominators(g, exit).idom;
     for (uint32_t k = 0; k < nb; ++k) {
         uint32_t last = k + 1 < nb ? p.blocks[f.first_block + k + 1].start_pc - 1 : e;
         Inst& in = p.code[last];

@@ -36,6 +36,7 @@ void LaunchStats::accumulate(const LaunchStats& o) {
     thread_instructions_predicated_on += o.thread_instructions_predicated_on;
     divergent_branches += o.divergent_branches;
     max_stack_depth = std::max(max_stack_depth, o.max_stack_depth);
+    cycles += o.cycles;
     if (branches.empty()) {
         branches = o.branches;
     } else {
@@ -66,6 +67,7 @@ nlohmann::json to_json(const LaunchStats& s) {
     j["simd_efficiency"] = s.simd_efficiency();
     j["divergent_branches"] = s.divergent_branches;
     j["max_stack_depth"] = s.max_stack_depth;
+    j["cycles"] = s.cycles;
     j["block_executions"] = s.block_executions();
     j["redundant_block_executions"] = s.redundant_block_executions();
     auto& br = j["divergence_map"] = nlohmann::json::array();

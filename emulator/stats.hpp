@@ -50,6 +50,11 @@ struct LaunchStats {
     uint64_t thread_instructions_predicated_on = 0; // ... of the lanes whose guard held
     uint64_t divergent_branches = 0;                // sum of BranchStats::divergent
     uint64_t max_stack_depth = 0; // deepest reconvergence stack of any warp (1 = converged)
+    // Modelled duration in device cycles: block b runs on multiprocessor b % sm_count and takes
+    // its warp instructions / min(4, its warps) cycles (four schedulers, one issue each per
+    // cycle); a multiprocessor runs its blocks one after another; the launch lasts as long as the
+    // busiest multiprocessor. Accumulated launches add up.
+    uint64_t cycles = 0;
     std::vector<BranchStats> branches;
     std::vector<BlockStats> blocks_executed; // named blocks_executed to keep `blocks` the count
 

@@ -27,6 +27,7 @@ CFR_EXPORT CUresult cuInit(unsigned int Flags) {
     cfr::emu::DeviceOptions options;
     options.threads = static_cast<unsigned>(env_number("CFRJIT_EMU_THREADS", 1));
     options.max_warp_instructions = env_number("CFRJIT_EMU_MAX_INSTRUCTIONS", 0);
+    options.sm_count = kSmCount;
     s.device = new cfr::emu::Device(options);
     s.primary = new Context;
     s.primary->primary = true;

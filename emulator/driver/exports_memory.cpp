@@ -158,8 +158,8 @@ CFR_EXPORT CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
     if (CUresult r = need_context()) return r;
     if (!free || !total) return CUDA_ERROR_INVALID_VALUE;
     *total = device_memory_bytes();
-    // The emulator does not report the memory in use; all of it is reported free.
-    *free = *total;
+    const uint64_t used = dev().memory_in_use();
+    *free = used < *total ? size_t(*total - used) : 0;
     return CUDA_SUCCESS;
 }
 

@@ -137,6 +137,51 @@ TEST_CASE("driver: memory round trip, memset, generic copy") {
     CHECK(free_bytes <= total);
 }
 
+TEST_CASE("driver: cuMemGetInfo reports the memory in use") {
+    init_with_context();
+    size_t free0 = 0, total = 0, free1 = 0, free2 = 0;
+    REQUIRE(cuMemGetInfo(&free0, &total) == CUDA_SUCCESS);
+    CUdeviceptr p = 0;
+    REQUIRE(cuMemAlloc(&p, size_t(64) << 20) == CUDA_SUCCESS);
+    CHECK(cuMemGetInfo(&free1, &total) == CUDA_SUCCESS);
+    CHECK(free0 - free1 == size_t(64) << 20);
+    CHECK(cuMemFree(p) == CUDA_SUCCESS);
+    CHECK(cuMemGetInfo(&free2, &total) == CUDA_SUCCESS);
+    CHECK(free2 == free0);
+}
+
+TEST_CASE("driver: a launch's event time follows the modelled cycles") {
+    init_with_context();
+    CUmodule module = nullptr;
+    REQUIRE(cuModuleLoadData(&module, kPtx) == CUDA_SUCCESS);
+    CUfunction fn = nullptr;
+    REQUIRE(cuModuleGetFunction(&fn, module, "add_one") == CUDA_SUCCESS);
+    CUdeviceptr data = 0;
+    const int n = 132 * 2 * 128;
+    REQUIRE(cuMemAlloc(&data, n * 4) == CUDA_SUCCESS);
+    CUevent start = nullptr, stop = nullptr;
+    REQUIRE(cuEventCreate(&start, 0) == CUDA_SUCCESS);
+    REQUIRE(cuEventCreate(&stop, 0) == CUDA_SUCCESS);
+    void* params[] = {&data, const_cast<int*>(&n)};
+    auto time_launch = [&](unsigned blocks) {
+        CHECK(cuEventRecord(start, nullptr) == CUDA_SUCCESS);
+        CHECK(cuLaunchKernel(fn, blocks, 1, 1, 128, 1, 1, 0, nullptr, params, nullptr) ==
+              CUDA_SUCCESS);
+        CHECK(cuEventRecord(stop, nullptr) == CUDA_SUCCESS);
+        float ms = 0;
+        CHECK(cuEventElapsedTime(&ms, start, stop) == CUDA_SUCCESS);
+        return ms;
+    };
+    // Up to one block per multiprocessor the blocks run side by side; twice as many take longer.
+    const float one = time_launch(1), full = time_launch(132), twice = time_launch(264);
+    CHECK(full == Approx(one));
+    CHECK(twice > full);
+    CHECK(cuEventDestroy(start) == CUDA_SUCCESS);
+    CHECK(cuEventDestroy(stop) == CUDA_SUCCESS);
+    CHECK(cuMemFree(data) == CUDA_SUCCESS);
+    CHECK(cuModuleUnload(module) == CUDA_SUCCESS);
+}
+
 TEST_CASE("driver: streams and events") {
     init_with_context();
     CUstream stream = nullptr;
