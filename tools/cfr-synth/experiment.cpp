@@ -78,7 +78,9 @@ ExperimentResult run_experiment(const std::vector<SelectedGraph>& graphs,
         base.klass = std::string(analysis::to_string(selected.klass));
         base.graph = g.spelling();
 
-        const Execution original = harness.run(ptx, input, options.threads, 1);
+        const Execution original = evaluate(harness, ptx, Configuration{"original", "", false},
+                                            input, options.threads, 1, options.isolate)
+                                       .execution;
         Row row0 = base;
         row0.configuration = "original";
         row0.static_instructions = original_variant.static_instructions;
@@ -91,9 +93,9 @@ ExperimentResult run_experiment(const std::vector<SelectedGraph>& graphs,
             result.rows.push_back(row0);
             continue;
         }
-        row0.redundant = original.stats.redundant_block_executions();
-        row0.warp_instructions = original.stats.warp_instructions;
-        row0.thread_instructions = original.stats.thread_instructions;
+        row0.redundant = original.redundant;
+        row0.warp_instructions = original.warp_instructions;
+        row0.thread_instructions = original.thread_instructions;
         row0.original_redundant = row0.redundant;
         result.rows.push_back(row0);
 
@@ -101,7 +103,9 @@ ExperimentResult run_experiment(const std::vector<SelectedGraph>& graphs,
             Row row = base;
             row.configuration = configuration.name;
             row.original_redundant = row0.redundant;
-            const Variant variant = transform(ptx, configuration);
+            const auto evaluation =
+                evaluate(harness, ptx, configuration, input, options.threads, 1, options.isolate);
+            const Variant& variant = evaluation.variant;
             std::string failure;
             if (!variant.error.empty()) {
                 failure = "ERROR pass: " + variant.error;
@@ -110,13 +114,13 @@ ExperimentResult run_experiment(const std::vector<SelectedGraph>& graphs,
                 row.static_growth = int64_t(variant.static_instructions) -
                                     int64_t(original_variant.static_instructions);
                 row.result_class = std::string(analysis::to_string(variant.klass));
-                const Execution run = harness.run(variant.ptx, input, options.threads, 1);
+                const Execution& run = evaluation.execution;
                 if (!run.error.empty()) {
                     failure = "ERROR emulator: " + run.error;
                 } else {
-                    row.redundant = run.stats.redundant_block_executions();
-                    row.warp_instructions = run.stats.warp_instructions;
-                    row.thread_instructions = run.stats.thread_instructions;
+                    row.redundant = run.redundant;
+                    row.warp_instructions = run.warp_instructions;
+                    row.thread_instructions = run.thread_instructions;
                     row.overhead_warp =
                         int64_t(row.warp_instructions) - int64_t(row0.warp_instructions);
                     row.overhead_thread =

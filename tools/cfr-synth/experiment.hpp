@@ -66,6 +66,7 @@ struct Row {
 struct ExperimentOptions {
     uint32_t threads = 32;
     bool progress = true;
+    bool isolate = true; // each run in a child process (see evaluate())
 };
 
 struct ExperimentResult {

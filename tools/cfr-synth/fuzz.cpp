@@ -86,7 +86,9 @@ FuzzResult run_fuzz(const FuzzOptions& options, const std::vector<Configuration>
                               text);
         };
 
-        const Execution original = harness.run(ptx, input, options.threads, words);
+        const Execution original = evaluate(harness, ptx, Configuration{"original", "", false},
+                                            input, options.threads, words, options.isolate)
+                                       .execution;
         ++result.runs;
         if (!original.error.empty()) {
             ++result.errors;
@@ -95,25 +97,26 @@ FuzzResult run_fuzz(const FuzzOptions& options, const std::vector<Configuration>
             dump("original", ptx);
             continue;
         }
-        result.redundant_original += original.stats.redundant_block_executions();
+        result.redundant_original += original.redundant;
         const bool check_ptxas =
             !options.ptxas.empty() && options.ptxas_every && index % options.ptxas_every == 0;
 
         for (const auto& configuration : configurations) {
-            const Variant variant = transform(ptx, configuration);
+            const auto evaluation = evaluate(harness, ptx, configuration, input, options.threads,
+                                             words, options.isolate);
+            const Variant& variant = evaluation.variant;
             std::string failure;
             if (!variant.error.empty()) {
                 ++result.errors;
                 failure = "pass error: " + variant.error;
             } else {
-                const Execution run = harness.run(variant.ptx, input, options.threads, words);
+                const Execution& run = evaluation.execution;
                 ++result.runs;
                 if (!run.error.empty()) {
                     ++result.errors;
                     failure = "emulator error: " + run.error;
                 } else {
-                    result.redundant_after[configuration.name] +=
-                        run.stats.redundant_block_executions();
+                    result.redundant_after[configuration.name] += run.redundant;
                     const auto diff = compare_outputs(original.output, run.output, words);
                     if (!diff.empty()) {
                         ++result.mismatches;

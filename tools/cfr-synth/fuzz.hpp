@@ -24,6 +24,7 @@ struct FuzzOptions {
     uint32_t ptxas_every = 10; // check the outputs of every k-th graph
     std::string dump_dir;      // where failing kernels are written ("" = nowhere)
     bool progress = true;
+    bool isolate = true; // each run in a child process (see evaluate())
     RandomCfgOptions cfg;
 };
 

@@ -24,8 +24,10 @@ Variant transform(const std::string& ptx, const Configuration& configuration);
 
 struct Execution {
     std::vector<uint32_t> output;
-    emu::LaunchStats stats;
-    std::string error; // empty on success
+    uint64_t warp_instructions = 0;
+    uint64_t thread_instructions = 0;
+    uint64_t redundant = 0; // redundant block executions
+    std::string error;      // empty on success
 };
 
 class Harness {
@@ -43,6 +45,18 @@ public:
 private:
     emu::Device device_;
 };
+
+// A configuration applied to a kernel and the result run. With `isolate`, in a child process
+// (with a time limit), so that a crash or hang in a pass or in the emulator is reported as an
+// error of this one kernel instead of ending the experiment.
+struct Evaluation {
+    Variant variant;
+    Execution execution;
+};
+
+Evaluation evaluate(Harness& harness, const std::string& ptx, const Configuration& configuration,
+                    const std::vector<uint32_t>& input, uint32_t threads, uint32_t words_out,
+                    bool isolate);
 
 // The first word that differs, "" when equal.
 std::string compare_outputs(const std::vector<uint32_t>& expected,

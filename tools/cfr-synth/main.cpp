@@ -24,6 +24,7 @@ using namespace cfr::synth;
 struct CommonOptions {
     std::vector<std::string> configurations;
     bool quiet = false;
+    bool no_isolate = false;
 };
 
 std::vector<Configuration> configurations_or_note(const CommonOptions& common) {
@@ -67,7 +68,7 @@ void print_counts(std::ostream& out, uint32_t max_nodes, nlohmann::json* json) {
 
 struct RunOptions {
     uint32_t nodes = 7;
-    std::string enumeration = "isomorphism";
+    std::string enumeration = "labelled";
     std::string unstructured = "not-tail-structured";
     std::string csv, json;
     uint32_t threads = 32;
@@ -89,8 +90,8 @@ int run_command(const RunOptions& options, const CommonOptions& common) {
                              "configurations\n",
                              graphs.size(), options.unstructured, options.nodes, to_string(mode),
                              configurations.size());
-    const auto result =
-        run_experiment(graphs, configurations, {options.threads, !common.quiet}, std::cerr);
+    const auto result = run_experiment(
+        graphs, configurations, {options.threads, !common.quiet, !common.no_isolate}, std::cerr);
     const auto summaries = summarize(result.rows);
     print_summary(std::cout, summaries);
 
@@ -144,6 +145,7 @@ int run_command(const RunOptions& options, const CommonOptions& common) {
 int random_command(FuzzOptions options, const CommonOptions& common, const std::string& json) {
     const auto configurations = configurations_or_note(common);
     options.progress = !common.quiet;
+    options.isolate = !common.no_isolate;
     if (options.threads == 0 || options.threads % 32)
         throw std::invalid_argument("--threads must be a positive multiple of 32");
     const auto r = run_fuzz(options, configurations, std::cerr);
@@ -198,18 +200,18 @@ int show_command(uint32_t nodes, const std::string& enumeration, uint32_t id,
     for (auto& c : configurations_or_note(common))
         all.push_back(c);
     for (const auto& c : all) {
-        const auto variant = transform(ptx, c);
+        const auto evaluation = evaluate(harness, ptx, c, input, 32, 1, true);
+        const auto& variant = evaluation.variant;
+        const auto& run = evaluation.execution;
         std::cout << fmt::format("// ===== {} ({})\n", c.name, c.pipeline);
         if (!variant.error.empty()) {
             std::cout << "// error: " << variant.error << '\n';
             continue;
         }
-        const auto run = harness.run(variant.ptx, input, 32, 1);
         std::cout << fmt::format("// class {}, {} static instructions, {} warp instructions, "
                                  "{} redundant block executions{}\n",
                                  cfr::analysis::to_string(variant.klass),
-                                 variant.static_instructions, run.stats.warp_instructions,
-                                 run.stats.redundant_block_executions(),
+                                 variant.static_instructions, run.warp_instructions, run.redundant,
                                  run.error.empty() ? "" : ", error: " + run.error);
         std::cout << variant.ptx;
     }
@@ -250,6 +252,9 @@ int main(int argc, char** argv) {
     const auto add_common = [&](CLI::App* sub) {
         sub->add_option("-c,--config", common.configurations, configuration_help());
         sub->add_flag("-q,--quiet", common.quiet, "no progress messages");
+        sub->add_flag("--no-isolate", common.no_isolate,
+                      "run passes and kernels in this process (faster; a crash in a pass or the "
+                      "emulator then ends the run instead of being reported as a failure)");
     };
 
     RunOptions run;
@@ -259,8 +264,8 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     run_cmd
         ->add_option("--enumeration", run.enumeration,
-                     "isomorphism: each graph once; labelled: each adjacency matrix over the "
-                     "fixed topological numbering once")
+                     "labelled: each adjacency matrix over the fixed topological numbering once, "
+                     "as seed 000 enumerated incidence matrices; isomorphism: each graph once")
         ->check(CLI::IsMember({"isomorphism", "labelled"}))
         ->capture_default_str();
     run_cmd
@@ -317,7 +322,7 @@ int main(int argc, char** argv) {
     add_common(random_cmd);
 
     uint32_t show_nodes = 7, show_id = 0;
-    std::string show_enumeration = "isomorphism";
+    std::string show_enumeration = "labelled";
     auto* show_cmd = app.add_subcommand("show", "print one CFG's kernel, original and after each "
                                                 "configuration, with its statistics");
     show_cmd->add_option("id", show_id, "CFG id as in the CSV")->required();

@@ -26,7 +26,7 @@ struct ConfigurationSummary {
     std::string configuration;
     std::vector<GroupSummary> groups;
     uint64_t graphs = 0;
-    uint64_t up_to_three = 0; // graphs with 1-3 redundant executions in the original
+    uint64_t up_to_three = 0; // graphs with 0-3 redundant executions in the original
     uint64_t max_redundant = 0;
     int64_t max_overhead = 0, min_overhead = 0;
     uint64_t graphs_redundant_after = 0; // graphs with redundant executions left
