@@ -285,6 +285,8 @@ Handler select_float(const DecodeRequest& r, Inst& in) {
         return nullptr;
     }
     Ty t = in.t;
+    if (t == Ty::F16 || t == Ty::F16x2 || t == Ty::BF16 || t == Ty::BF16x2)
+        return select_half(r, in);
     if (t != Ty::F32 && t != Ty::F64) return nullptr;
     if (t == Ty::F64) in.ftz = false;
     if (op == "add") return by_float<fadd_w>(t);
