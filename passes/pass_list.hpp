@@ -7,6 +7,7 @@ namespace cfr::passes {
 
 PassInfo divergence_pass();
 PassInfo uniform_branches_pass();
+PassInfo restructure_branches_pass();
 PassInfo restructure_loops_pass();
 PassInfo restructure_loops_copy_pass();
 

@@ -1,6 +1,7 @@
 // cfr-opt: the offline face of cfrjit. Reads a PTX module, runs a pass pipeline over it, reports
 // the structure of its functions and writes the result.
 #include "passes/analysis/divergence.hpp"
+#include "passes/configurations.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pipeline.hpp"
 #include "passes/registry.hpp"
@@ -23,6 +24,7 @@ struct Options {
     std::string input;
     std::string output;
     std::string pipeline;
+    std::string config;
     std::string dot_dir;
     bool classify = false;
     bool stats = false;
@@ -69,10 +71,15 @@ int run(const Options& options) {
         return 0;
     }
     if (options.input.empty()) throw std::runtime_error("no input: give -i FILE (see --help)");
-    const auto pipeline = cfr::passes::parse_pipeline(options.pipeline);
+    if (!options.config.empty() && !options.pipeline.empty())
+        throw cfr::passes::PipelineError("give either -p or --config, not both");
+    const auto* config =
+        options.config.empty() ? nullptr : &cfr::passes::configuration(options.config);
+    const auto pipeline = cfr::passes::parse_pipeline(config ? config->pipeline : options.pipeline);
     const std::string text = cfr::tools::read_file(options.input);
     cfr::ptx::Module module = cfr::ptx::parse(text, options.input);
-    const auto pass_reports = cfr::passes::run_pipeline(module, pipeline);
+    const auto pass_reports = config ? cfr::passes::run_configuration(module, *config)
+                                     : cfr::passes::run_pipeline(module, pipeline);
 
     if (options.divergence) {
         cfr::passes::ModuleUnit unit(module);
@@ -99,10 +106,14 @@ int run(const Options& options) {
         }
     }
     if (!options.dot_dir.empty()) write_dot_files(module, options.dot_dir);
+    // `none` is the module as nvcc wrote it, byte for byte.
+    const auto result = [&] {
+        return config && config->name == "none" ? text : cfr::ptx::print(module);
+    };
     if (!options.output.empty())
-        cfr::tools::write_file(options.output, cfr::ptx::print(module));
+        cfr::tools::write_file(options.output, result());
     else if (!reporting && !options.divergence && options.dot_dir.empty())
-        std::cout << cfr::ptx::print(module);
+        std::cout << result();
     return 0;
 }
 
@@ -123,6 +134,9 @@ int main(int argc, char** argv) {
     app.add_option("-p,--passes", options.pipeline,
                    "comma-separated pass pipeline to run, options in <>: "
                    "\"divergence,uniform-branches\" (see --list-passes)");
+    app.add_option("--config", options.config,
+                   "run one of seed 000's configurations instead of -p: none, no-restructuring, "
+                   "loop, loop-copy, loop+branch, loop-copy+branch");
     app.add_flag("--list-passes", options.list_passes, "list the passes and their options");
     app.add_flag("--divergence", options.divergence,
                  "classify every branch as divergent or uniform, with the reason chain");

@@ -1,0 +1,385 @@
+// restructure-branches (seed 000 IV-B) on PTX, and the six configurations of seed 000 V-D over
+// every example: each result is checked for its structural class, by ptxas, and against the
+// emulator with per-thread divergent data.
+#include "examples/bitonic_sort/problem.hpp"
+#include "examples/irreducible/problem.hpp"
+#include "examples/loop_goto_exit/problem.hpp"
+#include "examples/loop_jump_in/problem.hpp"
+#include "examples/multi_exit_loop/problem.hpp"
+#include "examples/nested_if/problem.hpp"
+#include "examples/nested_loops/problem.hpp"
+#include "examples/nqueens/problem.hpp"
+#include "examples/reduction/problem.hpp"
+#include "examples/short_circuit/problem.hpp"
+#include "examples/short_circuit_and_or/problem.hpp"
+#include "examples/stencil/problem.hpp"
+#include "examples/switch_return/problem.hpp"
+#include "examples/tree_walk/problem.hpp"
+#include "examples/vector_add/problem.hpp"
+#include "passes/configurations.hpp"
+#include "passes/registry.hpp"
+#include "ptx/walk.hpp"
+#include "restructure_checks.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <functional>
+
+using namespace cfr::test;
+
+namespace {
+
+// An entry kernel K(in, out) over 128 threads in two blocks: %r1 = global index, %r2 = in[%r1]
+// (0..7, differs from thread to thread), %r6 = %ctaid.x (the same in a warp), %rd5 = &out[%r1].
+std::string kernel(const std::string& body) {
+    return R"(.version 7.0
+.target sm_75
+.address_size 64
+
+.visible .entry K(.param .u64 in, .param .u64 out)
+{
+    .reg .pred %p<8>;
+    .reg .b32 %r<20>;
+    .reg .b64 %rd<10>;
+    ld.param.u64 %rd1, [in];
+    ld.param.u64 %rd2, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd2, %rd2;
+    mov.u32 %r6, %ctaid.x;
+    mov.u32 %r7, %ntid.x;
+    mov.u32 %r8, %tid.x;
+    mad.lo.s32 %r1, %r6, %r7, %r8;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    add.s64 %rd5, %rd2, %rd3;
+    ld.global.u32 %r2, [%rd4];
+)" + body + "}\n";
+}
+
+OracleLaunch launch_k() {
+    OracleLaunch launch;
+    launch.kernel = "K";
+    launch.grid = {2, 1, 1};
+    launch.block = {64, 1, 1};
+    launch.buffers = {divergent_words(128, 3), std::vector<uint8_t>(128 * 4, 0)};
+    return launch;
+}
+
+// if (c || d) S1; else S2; S3 with the branch of d into S1 (seed 000 Fig. 1), on `cond`.
+std::string short_circuit(const std::string& cond) {
+    return kernel(R"(
+    and.b32 %r4, )" +
+                  cond + R"(, 1;
+    setp.ne.u32 %p1, %r4, 0;
+    @%p1 bra S1;
+    and.b32 %r5, )" +
+                  cond + R"(, 2;
+    setp.ne.u32 %p2, %r5, 0;
+    @%p2 bra S1;
+    add.u32 %r3, %r2, 100;
+    bra S3;
+S1:
+    add.u32 %r3, %r2, 7;
+S3:
+    st.global.u32 [%rd5], %r3;
+    ret;
+)");
+}
+
+const std::string kDivergentShortCircuit = short_circuit("%r2");
+const std::string kUniformShortCircuit = short_circuit("%r6");
+
+// Nested if/else and a do-while loop: tail-structured as it is.
+const std::string kStructured = kernel(R"(
+    mov.u32 %r3, 0;
+    setp.lt.u32 %p1, %r2, 4;
+    @%p1 bra ELSE;
+    and.b32 %r4, %r2, 1;
+    setp.eq.u32 %p2, %r4, 0;
+    @%p2 bra INNER_ELSE;
+    add.u32 %r3, %r3, 1;
+    bra INNER_JOIN;
+INNER_ELSE:
+    add.u32 %r3, %r3, 2;
+INNER_JOIN:
+    bra JOIN;
+ELSE:
+    add.u32 %r3, %r3, 3;
+JOIN:
+    mov.u32 %r9, 0;
+LOOP:
+    add.u32 %r3, %r3, %r9;
+    add.u32 %r9, %r9, 1;
+    setp.lt.u32 %p3, %r9, %r2;
+    @%p3 bra LOOP;
+    st.global.u32 [%rd5], %r3;
+    ret;
+)");
+
+// The short circuit inside a while loop that also returns early from its body.
+const std::string kLoopWithShortCircuit = kernel(R"(
+    mov.u32 %r3, 0;
+    mov.u32 %r9, 0;
+HEAD:
+    setp.ge.u32 %p1, %r9, %r2;
+    @%p1 bra DONE;
+    add.u32 %r10, %r2, %r9;
+    and.b32 %r4, %r10, 1;
+    setp.ne.u32 %p2, %r4, 0;
+    @%p2 bra S1;
+    and.b32 %r5, %r10, 2;
+    setp.ne.u32 %p3, %r5, 0;
+    @%p3 bra S1;
+    add.u32 %r3, %r3, 100;
+    setp.eq.u32 %p4, %r10, 6;
+    @%p4 bra EARLY;
+    bra NEXT;
+S1:
+    add.u32 %r3, %r3, 7;
+NEXT:
+    add.u32 %r9, %r9, 1;
+    bra HEAD;
+EARLY:
+    st.global.u32 [%rd5], %r9;
+    ret;
+DONE:
+    st.global.u32 [%rd5], %r3;
+    ret;
+)");
+
+// A four-way switch by brx.idx whose cases fall into each other.
+const std::string kSwitch = kernel(R"(
+    mov.u32 %r3, 0;
+    and.b32 %r4, %r2, 3;
+    ts: .branchtargets C0, C1, C2, C3;
+    brx.idx %r4, ts;
+C0:
+    add.u32 %r3, %r3, 1;
+C1:
+    add.u32 %r3, %r3, 10;
+    bra J;
+C2:
+    add.u32 %r3, %r3, 100;
+    setp.gt.u32 %p1, %r2, 5;
+    @%p1 bra J;
+C3:
+    add.u32 %r3, %r3, 1000;
+J:
+    st.global.u32 [%rd5], %r3;
+    ret;
+)");
+
+// A four-way switch whose cases each have a body of their own and leave to two different joins.
+const std::string kSwitchTwoJoins = kernel(R"(
+    mov.u32 %r3, 0;
+    and.b32 %r4, %r2, 3;
+    ts: .branchtargets C0, C1, C2, C3;
+    brx.idx %r4, ts;
+C0:
+    add.u32 %r3, %r3, 1;
+    bra X;
+C1:
+    add.u32 %r3, %r3, 10;
+    bra Y;
+C2:
+    add.u32 %r3, %r3, 100;
+    setp.gt.u32 %p1, %r2, 5;
+    @%p1 bra X;
+    bra Y;
+C3:
+    add.u32 %r3, %r3, 1000;
+    bra Y;
+X:
+    add.u32 %r3, %r3, 5;
+Y:
+    st.global.u32 [%rd5], %r3;
+    ret;
+)");
+
+size_t instruction_count(const std::string& ptx) {
+    auto module = cfr::ptx::parse(ptx, "count.ptx");
+    size_t count = 0;
+    for (const auto& item : module.items)
+        if (const auto* function = std::get_if<cfr::ptx::Function>(&item);
+            function && function->body)
+            cfr::ptx::for_each_instruction(*function->body,
+                                           [&](const cfr::ptx::Instruction&) { ++count; });
+    return count;
+}
+
+void check_restructured(const std::string& ptx, const std::string& pipeline, bool tail) {
+    const auto run = run_pipeline_on(ptx, pipeline);
+    INFO(pipeline << "\n" << run.text);
+    if (tail)
+        for (const auto& shape : function_shapes(run.text)) {
+            INFO("function " << shape.name);
+            CHECK(tail_structured(shape.klass));
+        }
+    CHECK(ptxas_errors(run.text) == "");
+    check_same_memory(ptx, run.text, launch_k());
+}
+
+} // namespace
+
+TEST_CASE("restructure-branches on PTX: class, ptxas and the emulator agree",
+          "[restructure-branches]") {
+    for (const auto* ptx :
+         {&kDivergentShortCircuit, &kUniformShortCircuit, &kStructured, &kSwitchTwoJoins}) {
+        check_restructured(*ptx, "restructure-branches", true);
+        check_restructured(*ptx, "restructure-branches<cascade=breadth-first>", true);
+        check_restructured(*ptx, "restructure-branches<selective=true>", false);
+    }
+    const auto run = run_pipeline_on(kDivergentShortCircuit, "restructure-branches");
+    CHECK(counter(run.reports[0], "predicates added") == 1);
+    CHECK(counter(run.reports[0], "constructs restructured") == 1);
+
+    // Cases that fall into each other would need new brx.idx targets: the function is left.
+    const auto sw = run_pipeline_on(kSwitch, "restructure-branches");
+    CHECK_FALSE(sw.reports[0].changed);
+    CHECK(counter(sw.reports[0], "functions left (brx.idx would need a new target table)") == 1);
+    check_same_memory(kSwitch, sw.text, launch_k());
+}
+
+TEST_CASE("restructure-branches after the loop passes", "[restructure-branches]") {
+    if (!cfr::passes::find_pass("restructure-loops")) return;
+    for (const std::string loops : {"restructure-loops", "restructure-loops-copy"})
+        for (const auto* ptx : {&kLoopWithShortCircuit, &kStructured, &kDivergentShortCircuit})
+            check_restructured(*ptx, loops + ",restructure-branches", true);
+}
+
+TEST_CASE("restructure-branches alone on loops that are not tail-controlled",
+          "[restructure-branches]") {
+    // The loop keeps its two exits; the pass reports it and stays correct.
+    const auto run = run_pipeline_on(kLoopWithShortCircuit, "restructure-branches");
+    CHECK(counter(run.reports[0], "loops not tail-controlled") >= 1);
+    CHECK(ptxas_errors(run.text) == "");
+    check_same_memory(kLoopWithShortCircuit, run.text, launch_k());
+}
+
+TEST_CASE("selective restructuring adds nothing where branches are uniform or structured",
+          "[restructure-branches]") {
+    const auto reprinted = [](const std::string& ptx) {
+        auto module = cfr::ptx::parse(ptx, "k.ptx");
+        return cfr::ptx::print(module);
+    };
+    for (const auto* ptx : {&kStructured, &kUniformShortCircuit}) {
+        const auto run = run_pipeline_on(*ptx, "restructure-branches<selective=true>");
+        CHECK_FALSE(run.reports[0].changed);
+        CHECK(instruction_count(run.text) == instruction_count(*ptx));
+        CHECK(run.text == reprinted(*ptx));
+    }
+    const auto uniform =
+        run_pipeline_on(kUniformShortCircuit, "restructure-branches<selective=true>");
+    CHECK(counter(uniform.reports[0], "constructs left uniform") == 1);
+
+    // Without selective, the uniform short circuit is restructured all the same.
+    const auto all = run_pipeline_on(kUniformShortCircuit, "restructure-branches");
+    CHECK(all.reports[0].changed);
+
+    // The divergent one is fixed.
+    const auto divergent =
+        run_pipeline_on(kDivergentShortCircuit, "restructure-branches<selective=true>");
+    CHECK(divergent.reports[0].changed);
+    for (const auto& shape : function_shapes(divergent.text))
+        CHECK(tail_structured(shape.klass));
+    CHECK(instruction_count(divergent.text) > instruction_count(kDivergentShortCircuit));
+}
+
+namespace {
+
+struct Example {
+    std::string name;
+    std::function<OracleLaunch()> launch;
+};
+
+template <class P>
+Example example() {
+    return {P::name, [] {
+                P problem;
+                OracleLaunch launch;
+                launch.kernel = P::name;
+                const auto shape = problem.launch();
+                launch.grid = {shape.grid, 1, 1};
+                launch.block = {shape.block, 1, 1};
+                for (const auto& buffer : problem.buffers()) {
+                    const auto* bytes = static_cast<const uint8_t*>(buffer.host);
+                    launch.buffers.emplace_back(bytes, bytes + buffer.bytes);
+                }
+                for (int v : problem.scalars())
+                    launch.scalars.push_back(static_cast<uint32_t>(v));
+                return launch;
+            }};
+}
+
+std::vector<Example> examples_list() {
+    return {example<BitonicSort>(),  example<Irreducible>(),       example<LoopGotoExit>(),
+            example<LoopJumpIn>(),   example<MultiExitLoop>(),     example<NestedIf>(),
+            example<NestedLoops>(),  example<NQueens>(),           example<Reduction>(),
+            example<ShortCircuit>(), example<ShortCircuitAndOr>(), example<Stencil>(),
+            example<SwitchReturn>(), example<TreeWalk>(),          example<VectorAdd>()};
+}
+
+std::string example_ptx(const std::string& name, const std::string& level) {
+    const std::string file = name + "." + level + ".ptx";
+    std::filesystem::path path = std::filesystem::path(CFRJIT_BINARY_DIR) / "examples/ptx" / file;
+    if (!std::filesystem::exists(path))
+        path = std::filesystem::path(CFRJIT_SOURCE_DIR) / "examples/ptx" / file;
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+} // namespace
+
+TEST_CASE("the six configurations over every example", "[restructure-branches][configurations]") {
+    REQUIRE(cfr::passes::configurations().size() == 6);
+    for (const auto& example : examples_list()) {
+        const auto launch = example.launch();
+        for (const std::string level : {"O3", "O0"}) {
+            const std::string original = example_ptx(example.name, level);
+            REQUIRE_FALSE(original.empty());
+            const auto reference = run_on_emulator(original, launch);
+            INFO(example.name << " -" << level << ": " << reference.message);
+            REQUIRE(reference.error == cfr::emu::ErrorCode::Success);
+            for (const auto& config : cfr::passes::configurations()) {
+                try {
+                    cfr::passes::parse_pipeline(config.pipeline);
+                } catch (const cfr::passes::PipelineError&) {
+                    WARN("configuration " << config.name << " unavailable in this build");
+                    continue;
+                }
+                auto module = cfr::ptx::parse(original, example.name + ".ptx");
+                cfr::passes::run_configuration(module, config);
+                const std::string text = config.name == "none" ? original : cfr::ptx::print(module);
+                INFO("configuration " << config.name << "\n" << text);
+                if (config.tail_structured)
+                    for (const auto& shape : function_shapes(text)) {
+                        INFO("function " << shape.name);
+                        CHECK(tail_structured(shape.klass));
+                    }
+                CHECK(ptxas_errors(text) == "");
+                const auto result = run_on_emulator(text, launch);
+                INFO(result.message);
+                CHECK(result.error == reference.error);
+                CHECK(result.buffers == reference.buffers);
+            }
+        }
+    }
+}
+
+TEST_CASE("configurations by name", "[configurations]") {
+    CHECK(cfr::passes::find_configuration("loop-copy+branch")->pipeline ==
+          "restructure-loops-copy,restructure-branches");
+    CHECK(cfr::passes::find_configuration("none")->pipeline.empty());
+    CHECK(cfr::passes::find_configuration("nvcc") == nullptr);
+    CHECK_THROWS_WITH(cfr::passes::configuration("nope"),
+                      Catch::Contains("unknown configuration 'nope'") &&
+                          Catch::Contains("loop+branch"));
+    // no-restructuring goes through CFGs and layout, and gives the module back as it was.
+    auto module = cfr::ptx::parse(kDivergentShortCircuit, "k.ptx");
+    const auto before = cfr::ptx::print(module);
+    cfr::passes::run_configuration(module, cfr::passes::configuration("no-restructuring"));
+    CHECK(cfr::ptx::print(module) == before);
+}
