@@ -383,3 +383,26 @@ TEST_CASE("configurations by name", "[configurations]") {
     cfr::passes::run_configuration(module, cfr::passes::configuration("no-restructuring"));
     CHECK(cfr::ptx::print(module) == before);
 }
+
+TEST_CASE("selective restructuring over every example", "[restructure-branches]") {
+    for (const auto& example : examples_list()) {
+        const auto launch = example.launch();
+        for (const std::string level : {"O3", "O0"}) {
+            const std::string original = example_ptx(example.name, level);
+            INFO(example.name << " -" << level);
+            auto module = cfr::ptx::parse(original, example.name + ".ptx");
+            const std::string reprinted = cfr::ptx::print(module);
+            const auto run = run_pipeline_on(original, "restructure-branches<selective=true>");
+            bool already = true;
+            for (const auto& shape : function_shapes(original))
+                already = already && tail_structured(shape.klass);
+            if (already) CHECK(run.text == reprinted); // nothing added
+            CHECK(ptxas_errors(run.text) == "");
+            const auto before = run_on_emulator(original, launch);
+            const auto after = run_on_emulator(run.text, launch);
+            INFO(after.message);
+            CHECK(after.error == before.error);
+            CHECK(after.buffers == before.buffers);
+        }
+    }
+}
