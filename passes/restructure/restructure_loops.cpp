@@ -126,9 +126,15 @@ public:
             const Digraph shape = graph_.digraph(result_.repetition_edges);
             const auto sccs = cyclic_sccs(shape, graph_.entry);
             if (sccs.empty()) break;
-            const auto live = reachable(shape, graph_.entry);
-            for (const auto& in : sccs)
-                restructure(loop_edges(graph_, in, live, result_.repetition_edges), shape);
+            for (auto in : sccs) {
+                // Restructuring one SCC adds nodes; the next one is looked at in the graph as
+                // it is now.
+                const Digraph now = graph_.digraph(result_.repetition_edges);
+                in.resize(graph_.nodes.size(), false);
+                restructure(loop_edges(graph_, std::move(in), reachable(now, graph_.entry),
+                                       result_.repetition_edges),
+                            now);
+            }
         }
         return result_;
     }
@@ -263,11 +269,11 @@ private:
     }
 };
 
+// Instructions of the function body the CFG is laid out as.
 size_t instruction_count(const ptx::Cfg& cfg) {
     size_t n = 0;
-    for (const auto& block : cfg.blocks)
-        for (const auto& statement : block.statements)
-            n += std::holds_alternative<ptx::Instruction>(statement);
+    for (const auto& statement : ptx::layout(cfg))
+        n += std::holds_alternative<ptx::Instruction>(statement);
     return n;
 }
 

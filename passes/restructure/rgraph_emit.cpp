@@ -283,13 +283,8 @@ private:
                 edges.emplace_back(node.succ[0], ptx::EdgeKind::FallThrough);
                 return out;
             }
+            // A bra to the next block stays: it ends the block, and the block keeps its shape.
             const NodeId target = node.succ.front();
-            if (!guarded && in.control() == ptx::ControlKind::Branch && target == next &&
-                target != graph_.exit) {
-                out.erase(out.begin() + static_cast<std::ptrdiff_t>(t));
-                edges.emplace_back(target, ptx::EdgeKind::FallThrough);
-                return out;
-            }
             const bool is_return = in.control() != ptx::ControlKind::Branch;
             if (target == graph_.exit && !is_return) {
                 in = Instruction{in.guard, "ret", {}, {}, in.loc};

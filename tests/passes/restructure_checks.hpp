@@ -109,8 +109,9 @@ inline std::string ptxas_errors(const std::string& ptx) {
 }
 
 // Runs both texts with the same launch; they must end the same way with the same memory.
-inline void check_same_memory(const std::string& before, const std::string& after,
-                              const OracleLaunch& launch) {
+// Returns how the original ended.
+inline emu::ErrorCode check_same_memory(const std::string& before, const std::string& after,
+                                        const OracleLaunch& launch) {
     const auto a = run_on_emulator(before, launch);
     const auto b = run_on_emulator(after, launch);
     INFO("kernel " << launch.kernel << ": original " << a.message << " / rewritten " << b.message);
@@ -120,6 +121,7 @@ inline void check_same_memory(const std::string& before, const std::string& afte
         INFO("buffer " << i);
         CHECK(a.buffers[i] == b.buffers[i]);
     }
+    return a.error;
 }
 
 } // namespace cfr::test

@@ -253,7 +253,7 @@ void check_loops_pass(const std::string& ptx, const std::string& pipeline, bool 
         CHECK(shape.klass != cfr::analysis::StructuralClass::Irreducible);
     }
     CHECK(ptxas_errors(run.text) == "");
-    check_same_memory(ptx, run.text, launch_k());
+    CHECK(check_same_memory(ptx, run.text, launch_k()) == cfr::emu::ErrorCode::Success);
 
     // Loop restructuring is idempotent: a second run finds only tail-controlled loops.
     const auto again = run_pipeline_on(run.text, pipeline);
