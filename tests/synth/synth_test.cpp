@@ -1,0 +1,132 @@
+// The synthetic-CFG experiment (seed 000 section V-C) and the random-CFG differential tester,
+// bounded for CI: pinned enumeration counts, every configuration's output equal to the
+// original's, no redundant block executions left after branch restructuring.
+#include "tools/cfr-synth/configurations.hpp"
+#include "tools/cfr-synth/enumerate.hpp"
+#include "tools/cfr-synth/experiment.hpp"
+#include "tools/cfr-synth/fuzz.hpp"
+#include "tools/cfr-synth/ptx_generator.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+using namespace cfr::synth;
+
+namespace {
+
+uint64_t cumulative(const std::vector<SizeCounts>& counts) {
+    uint64_t total = 0;
+    for (const auto& c : counts) {
+        CHECK(c.minimal_not_sese == c.minimal_not_tail_structured); // acyclic: same reading
+        total += c.minimal_not_tail_structured;
+    }
+    return total;
+}
+
+std::vector<Configuration> available_configurations() {
+    std::vector<std::string> missing;
+    return select_configurations({}, missing);
+}
+
+bool has(const std::vector<Configuration>& configurations, const std::string& name) {
+    for (const auto& c : configurations)
+        if (c.name == name) return true;
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("enumeration counts are stable", "[synth]") {
+    const auto labelled = count_graphs(7, Enumeration::Labelled);
+    const auto iso = count_graphs(7, Enumeration::Isomorphism);
+    // Every acyclic binary-branch CFG of 5, 6, 7 nodes.
+    CHECK(labelled[4].graphs == 38);
+    CHECK(labelled[6].graphs == 3098);
+    CHECK(iso[4].graphs == 32);
+    CHECK(iso[5].graphs == 193);
+    CHECK(iso[6].graphs == 1444);
+    // Minimal (Definition 4) and unstructured, up to 5 and up to 7 nodes.
+    CHECK(cumulative({labelled.begin(), labelled.begin() + 5}) == 18);
+    CHECK(cumulative({iso.begin(), iso.begin() + 5}) == 14);
+    CHECK(cumulative(labelled) == 1744);
+    CHECK(cumulative(iso) == 755);
+    CHECK(select_graphs(5, Enumeration::Labelled, Unstructured::NotTailStructured).size() == 18);
+    CHECK(select_graphs(5, Enumeration::Labelled, Unstructured::NotSese).size() == 18);
+}
+
+TEST_CASE("decision words make every path of a graph taken", "[synth]") {
+    for (const auto& selected :
+         select_graphs(6, Enumeration::Isomorphism, Unstructured::NotTailStructured)) {
+        const auto words = decision_words(selected.graph, 32);
+        std::set<uint32_t> distinct(words.begin(), words.end());
+        CHECK(distinct.size() == count_paths(selected.graph));
+    }
+}
+
+TEST_CASE("N=5 experiment, every configuration against the original", "[synth]") {
+    const auto configurations = available_configurations();
+    const auto graphs = select_graphs(5, Enumeration::Labelled, Unstructured::NotTailStructured);
+    REQUIRE(graphs.size() == 18);
+    std::ostringstream log;
+    const auto result = run_experiment(graphs, configurations, {32, false, true}, log);
+    INFO(log.str());
+    CHECK(result.failures == 0);
+    uint64_t redundant_original = 0;
+    for (const auto& row : result.rows) {
+        INFO(row.configuration << " graph " << row.id << " [" << row.graph << "]: " << row.status);
+        CHECK(row.status == "ok");
+        if (row.configuration == "original") redundant_original += row.redundant;
+        if (row.configuration == "none") CHECK(row.overhead_warp == 0);
+        if (row.configuration.ends_with("+branch")) {
+            CHECK(row.redundant == 0);
+            CHECK((row.result_class == "tail-structured" || row.result_class == "linear"));
+        }
+    }
+    CHECK(redundant_original > 0); // the kernels do diverge
+    if (!has(configurations, "loop+branch")) WARN("loop+branch is not available in this build");
+}
+
+// One bounded run (about 30 s) shared by the checks below.
+const FuzzResult& random_run(std::string& log_text) {
+    static std::string log_copy;
+    static const FuzzResult result = [] {
+        FuzzOptions options;
+        options.seed = 20240607;
+        options.count = 1000;
+        options.progress = false;
+        if (std::filesystem::exists(CFRJIT_PTXAS)) options.ptxas = CFRJIT_PTXAS;
+        options.ptxas_every = 25;
+        std::ostringstream log;
+        auto r = run_fuzz(options, available_configurations(), log);
+        log_copy = log.str();
+        return r;
+    }();
+    log_text = log_copy;
+    return result;
+}
+
+TEST_CASE("random CFGs with loops, every configuration computes what the original does",
+          "[synth][random]") {
+    std::string log;
+    const auto& result = random_run(log);
+    INFO(log);
+    CHECK(result.graphs == 1000);
+    CHECK(result.classes.count("cyclic irreducible"));
+    CHECK(result.classes.count("cyclic reducible"));
+    CHECK(result.mismatches == 0);
+}
+
+// The restructuring passes still crash on some loop shapes and leave some results short of
+// tail-structured (e.g. two consecutive self-loops, 0>1 1>1,2 2>3,2): reported, not yet failing.
+TEST_CASE("random CFGs, no pass errors, tail-structured results, ptxas accepts",
+          "[synth][random][!mayfail]") {
+    std::string log;
+    const auto& result = random_run(log);
+    INFO(log);
+    CHECK(result.errors == 0);
+    CHECK(result.not_tail_structured == 0);
+    CHECK(result.ptxas_failures == 0);
+}
