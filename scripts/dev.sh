@@ -13,7 +13,8 @@ usage: scripts/dev.sh COMMAND
   deps    install the Debian packages the build needs (only those missing)
   build   deps, then configure and build into build/ (CFRJIT_BUILD_DIR overrides)
   test    build, then run every test through ctest
-  demo    build, then run cfr-opt --classify --stats on an example and write its CFGs as dot
+  demo    build, then run cfr-opt --classify --stats on an example and write its CFGs as dot,
+          and run a runtime-API example under libcfrjit.so (rewritten, cached, timed)
   bench   build, then run the benchmarks in bench/ and write their tables
   format  reformat the C++ sources with clang-format
 EOT
@@ -61,6 +62,22 @@ demo() {
     echo "== cfr-opt --classify --stats on $(basename "$ptx")"
     "$build/tools/cfr-opt" -i "$ptx" --classify --stats --dot "$out/dot" -o "$out/short_circuit.ptx"
     echo "== CFGs written to $out/dot/, the printed module to $out/short_circuit.ptx"
+
+    # The shim on a real program: a runtime-API example with unstructured control flow, every
+    # kernel rewritten at load time and every launch timed (on the GPU when there is one, else on
+    # the emulated driver). The second run reads the rewritten module from the cache.
+    local app="$build/examples/bin/short_circuit_rt"
+    [ -x "$app" ] || app="$build/examples/bin/short_circuit_drv"
+    local cache="$out/cache"
+    rm -rf "$cache"
+    echo
+    echo "== cfrjit run -- $(basename "$app")   (cold: parse, passes, print, cache store)"
+    "$build/tools/cfrjit" run --cache-dir "$cache" --report "$out/report.json" \
+        --dump-dir "$out/shim-dump" -- "$app"
+    echo
+    echo "== again, warm (cache hit):"
+    "$build/tools/cfrjit" run --cache-dir "$cache" -- "$app" 2>&1 | grep -E "PASS|hit|miss"
+    echo "== JSON report: $out/report.json; original and rewritten PTX and CFGs: $out/shim-dump/"
 }
 
 case "${1:-}" in

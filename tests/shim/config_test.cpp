@@ -1,0 +1,76 @@
+// CFRJIT_* parsing: defaults, accepted spellings, and clear errors for bad values.
+#include "runtime/config.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+using namespace cfr::runtime;
+
+namespace {
+
+Config read(const std::map<std::string, std::string>& env) {
+    return read_config([&](const char* name) -> const char* {
+        auto it = env.find(name);
+        return it == env.end() ? nullptr : it->second.c_str();
+    });
+}
+
+std::string error_of(const std::map<std::string, std::string>& env) {
+    try {
+        read(env);
+    } catch (const ConfigError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+} // namespace
+
+TEST_CASE("config: defaults") {
+    const Config c = read({{"HOME", "/home/u"}});
+    CHECK_FALSE(c.disabled);
+    CHECK(c.pipeline == default_pipeline());
+    CHECK(c.cache);
+    CHECK(c.cache_dir == "/home/u/.cache/cfrjit");
+    CHECK(c.timing == TimingMode::Summary);
+    CHECK(c.log_level == LogLevel::Warn);
+    CHECK(c.fault == TestFault::None);
+    CHECK(c.selects("anything"));
+}
+
+TEST_CASE("config: XDG_CACHE_HOME and explicit values") {
+    const Config c = read({{"HOME", "/home/u"},
+                           {"XDG_CACHE_HOME", "/xdg"},
+                           {"CFRJIT_PASSES", ""},
+                           {"CFRJIT_TIMING", "per-launch"},
+                           {"CFRJIT_LOG", "debug"},
+                           {"CFRJIT_CACHE", "off"},
+                           {"CFRJIT_DISABLE", "1"},
+                           {"CFRJIT_KERNELS", "foo, bar*"},
+                           {"CFRJIT_TEST_FAULT", "driver"}});
+    CHECK(c.cache_dir == "/xdg/cfrjit");
+    CHECK(c.pipeline.empty());
+    CHECK(c.timing == TimingMode::PerLaunch);
+    CHECK(c.log_level == LogLevel::Debug);
+    CHECK_FALSE(c.cache);
+    CHECK(c.disabled);
+    CHECK(c.selects("foo"));
+    CHECK(c.selects("bar_kernel"));
+    CHECK_FALSE(c.selects("baz"));
+    CHECK(c.fault == TestFault::Driver);
+}
+
+TEST_CASE("config: bad values name the variable and what is accepted") {
+    CHECK_THAT(error_of({{"CFRJIT_TIMING", "sometimes"}}),
+               Catch::Contains("CFRJIT_TIMING=sometimes") && Catch::Contains("per-launch"));
+    CHECK_THAT(error_of({{"CFRJIT_LOG", "loud"}}),
+               Catch::Contains("CFRJIT_LOG=loud") && Catch::Contains("warn"));
+    CHECK_THAT(error_of({{"CFRJIT_CACHE", "maybe"}}), Catch::Contains("CFRJIT_CACHE=maybe"));
+    CHECK_THAT(error_of({{"CFRJIT_CACHE_DIR", "relative/dir"}}), Catch::Contains("absolute path"));
+    CHECK_THAT(error_of({{"CFRJIT_PASSES", "no-such-pass"}}),
+               Catch::Contains("CFRJIT_PASSES=no-such-pass") && Catch::Contains("no-such-pass"));
+    CHECK_THAT(error_of({{"CFRJIT_TEST_FAULT", "everything"}}),
+               Catch::Contains("CFRJIT_TEST_FAULT"));
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Fault injection under the shim: run_fault.sh CFRJIT PROGRAM FAULT
+# FAULT: corrupt-cache (a damaged entry on disk), unwritable-cache, pass, driver, bad-config.
+# The program must succeed with the output it has without the shim, and exactly one log line
+# must say what went wrong.
+set -u
+cfrjit=$1 program=$2 fault=$3
+work=$(mktemp -d /tmp/cfrjit-fault.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+export CFRJIT_CACHE_DIR=$work/cache
+emulator=${CFRJIT_EMULATOR_LIB:?}
+fail() { echo "FAILED: $*"; cat "$work/shim.err"; exit 1; }
+
+LD_LIBRARY_PATH=$emulator "$program" >"$work/plain.out" 2>/dev/null || fail "program fails without the shim"
+expect=
+case $fault in
+corrupt-cache)
+    "$cfrjit" run -- "$program" >/dev/null 2>&1 || fail "first run"
+    for f in "$work"/cache/*.cfrjit; do
+        printf 'garbage' | dd of="$f" bs=1 seek=60 conv=notrunc status=none
+    done
+    expect="damaged cache entry" ;;
+unwritable-cache) export CFRJIT_CACHE_DIR=/dev/null/cfrjit expect="cache disabled" ;;
+pass) export CFRJIT_TEST_FAULT=pass expect="pipeline .* failed" ;;
+driver) export CFRJIT_TEST_FAULT=driver expect="driver refused the rewritten module" ;;
+bad-config) export CFRJIT_LOG=loud expect="CFRJIT_LOG=loud" ;;
+*) echo "unknown fault $fault"; exit 2 ;;
+esac
+if [[ $fault == bad-config ]]; then
+    LD_PRELOAD=${CFRJIT_SHIM_LIB:?} LD_LIBRARY_PATH=$emulator \
+        "$program" >"$work/shim.out" 2>"$work/shim.err" || fail "program fails under the shim"
+else
+    "$cfrjit" run -- "$program" >"$work/shim.out" 2>"$work/shim.err" || fail "program fails under the shim"
+fi
+cmp -s "$work/plain.out" "$work/shim.out" || fail "output differs"
+lines=$(grep -cE "^cfrjit (warning|error):" "$work/shim.err")
+[[ $lines == 1 ]] || fail "$lines log lines, expected 1"
+grep -E "^cfrjit (warning|error):" "$work/shim.err" | grep -qE "$expect" || fail "log line does not say '$expect'"
+grep -E "^cfrjit (warning|error):" "$work/shim.err"
+echo "fault: OK"

@@ -1,0 +1,25 @@
+// The subcommands of cfrjit.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cfr::cli {
+
+struct RunOptions {
+    std::string passes;
+    bool passes_set = false;
+    std::string report, timing, kernels, cache_dir, log, log_file, dump_dir;
+    bool no_cache = false;
+    bool emulator = false; // force the emulated driver
+    std::vector<std::string> command;
+};
+
+// Replaces the process with the program; returns only on error (exit status).
+int run_program(const RunOptions& options);
+
+int cache_command(const std::string& action, const std::string& cache_dir);
+
+int list_passes();
+
+} // namespace cfr::cli

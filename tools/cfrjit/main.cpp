@@ -1,0 +1,82 @@
+// cfrjit: runs CUDA programs under libcfrjit.so (every kernel rewritten at load time, cached,
+// every launch timed) and manages the module cache.
+#include "tools/cfrjit/commands.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace {
+
+constexpr const char* kDescription = R"(cfrjit: a dynamic compiler for CUDA programs.
+
+  cfrjit run [options] -- ./app args   run a program with libcfrjit.so preloaded: every PTX
+                                       module it loads is rewritten by the pass pipeline, cached,
+                                       and every kernel launch is timed; a per-kernel table is
+                                       printed on stderr at exit
+  cfrjit cache list|stats|clear        the module cache
+  cfrjit passes                        the passes a pipeline may use
+
+Without an NVIDIA driver (no /proc/driver/nvidia/version and no libcuda.so.1 other than the
+emulator's), `run` uses cfrjit's emulated driver: <build>/emulator/driver/lib, or
+$CFRJIT_EMULATOR_LIB. The shim is found next to cfrjit (<build>/lib, <prefix>/lib) or at
+$CFRJIT_SHIM_LIB. Every option of `run` sets a CFRJIT_* variable (docs/configuration.md); the
+environment is validated before the program starts.)";
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app(kDescription, "cfrjit");
+    app.require_subcommand(1);
+
+    cfr::cli::RunOptions run;
+    auto* run_cmd = app.add_subcommand("run", "Run a program under the shim");
+    run_cmd
+        ->add_option("--passes", run.passes,
+                     "Pipeline, e.g. 'restructure-branches<selective=true>' or '' "
+                     "(CFRJIT_PASSES; default: the selective restructuring when available)")
+        ->type_name("PIPELINE")
+        ->each([&](const std::string&) { run.passes_set = true; });
+    run_cmd->add_option("--report", run.report, "Write the JSON report there (CFRJIT_REPORT)")
+        ->type_name("FILE");
+    run_cmd->add_option("--timing", run.timing, "off, summary or per-launch (CFRJIT_TIMING)")
+        ->type_name("MODE");
+    run_cmd->add_option("--kernels", run.kernels,
+                        "Rewrite only these kernels: names or patterns, comma-separated "
+                        "(CFRJIT_KERNELS)");
+    run_cmd->add_option("--cache-dir", run.cache_dir, "Cache directory (CFRJIT_CACHE_DIR)")
+        ->type_name("DIR");
+    run_cmd->add_flag("--no-cache", run.no_cache, "Do not use the cache (CFRJIT_CACHE=off)");
+    run_cmd->add_option("--log", run.log, "trace, debug, info, warn, error or off (CFRJIT_LOG)")
+        ->type_name("LEVEL");
+    run_cmd->add_option("--log-file", run.log_file, "Log there instead of stderr (CFRJIT_LOG_FILE)")
+        ->type_name("FILE");
+    run_cmd
+        ->add_option("--dump-dir", run.dump_dir,
+                     "Write original and rewritten PTX and CFG dot files there "
+                     "(CFRJIT_DUMP_DIR)")
+        ->type_name("DIR");
+    run_cmd->add_flag("--emulator", run.emulator,
+                      "Use the emulated driver even when an NVIDIA driver is present");
+    run_cmd->add_option("command", run.command, "The program and its arguments (after --)")
+        ->required();
+    run_cmd->footer("Exit status: the program's; 2 for a bad option value, 127 if it could not "
+                    "be started.");
+
+    std::string action, cache_dir;
+    auto* cache_cmd = app.add_subcommand("cache", "List, summarise or clear the module cache");
+    cache_cmd->add_option("action", action, "list, stats or clear")
+        ->required()
+        ->check(CLI::IsMember({"list", "stats", "clear"}));
+    cache_cmd
+        ->add_option("--cache-dir", cache_dir,
+                     "Cache directory (default: $CFRJIT_CACHE_DIR, "
+                     "$XDG_CACHE_HOME/cfrjit or ~/.cache/cfrjit)")
+        ->type_name("DIR");
+
+    auto* passes_cmd = app.add_subcommand("passes", "List the registered passes and options");
+
+    CLI11_PARSE(app, argc, argv);
+    if (run_cmd->parsed()) return cfr::cli::run_program(run);
+    if (cache_cmd->parsed()) return cfr::cli::cache_command(action, cache_dir);
+    if (passes_cmd->parsed()) return cfr::cli::list_passes();
+    return 1;
+}
