@@ -107,16 +107,41 @@ template <class T>
 void fcopysign_h(Exec& x, const Inst& in) {
     fbinary<T>(x, in, [](T a, T b) { return std::copysign(b, a); });
 }
+// The fma lane loop, compiled with the FMA instruction set (inline vfmadd, selected at load time
+// where the host has it) and without (std::fma from libm); both round once, in the current
+// rounding mode.
 template <class T>
-void ffma_h(Exec& x, const Inst& in) {
-    RoundingScope rs(in.rnd);
+inline void fma_lanes(const Exec& x, const Inst& in) {
     bool ftz = in.ftz, sat = in.sat;
     for_lanes(x.mask, [&](unsigned l) {
         T a = flush(as<T>(rd(x, in.s[0], l)), ftz), b = flush(as<T>(rd(x, in.s[1], l)), ftz),
           c = flush(as<T>(rd(x, in.s[2], l)), ftz);
-        volatile T va = a;
-        wr(x, in.d[0], l, bits<T>(saturate(flush(T(std::fma(T(va), b, c)), ftz), sat)));
+        wr(x, in.d[0], l, bits<T>(saturate(flush(T(std::fma(a, b, c)), ftz), sat)));
     });
+}
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("fma", "default"))) void fma_lanes_f32(const Exec& x, const Inst& in) {
+    fma_lanes<float>(x, in);
+}
+__attribute__((target_clones("fma", "default"))) void fma_lanes_f64(const Exec& x, const Inst& in) {
+    fma_lanes<double>(x, in);
+}
+#else
+void fma_lanes_f32(const Exec& x, const Inst& in) {
+    fma_lanes<float>(x, in);
+}
+void fma_lanes_f64(const Exec& x, const Inst& in) {
+    fma_lanes<double>(x, in);
+}
+#endif
+
+template <class T>
+void ffma_h(Exec& x, const Inst& in) {
+    RoundingScope rs(in.rnd);
+    if constexpr (std::is_same_v<T, float>)
+        fma_lanes_f32(x, in);
+    else
+        fma_lanes_f64(x, in);
 }
 template <class T>
 void fabs_h(Exec& x, const Inst& in) {

@@ -198,7 +198,10 @@ void rem_h(Exec& x, const Inst& in) {
         T a = as<T>(rd(x, in.s[0], l)), b = as<T>(rd(x, in.s[1], l));
         if (b == 0) fault(x, ErrorCode::DivideByZero, "integer remainder by zero", int(l));
         T r;
-        if constexpr (std::is_signed_v<T>) {
+        if (b > 0 && (b & (b - 1)) == 0) { // a power of two: no division
+            r = T(U<T>(a) & U<T>(b - 1));
+            if (std::is_signed_v<T> && a < 0 && r != 0) r = T(r - b);
+        } else if constexpr (std::is_signed_v<T>) {
             r = (b == T(-1)) ? T(0) : T(a % b);
         } else {
             r = T(a % b);

@@ -94,12 +94,13 @@ void native_collatz(const std::vector<unsigned>& in, std::vector<unsigned>& step
 } // namespace
 
 int main(int argc, char** argv) {
-    std::string json_path;
+    std::string json_path, only;
     unsigned threads = 2;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--json") && i + 1 < argc) json_path = argv[++i];
         if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
             threads = unsigned(std::atoi(argv[++i]));
+        if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i]; // one kernel
     }
     std::ifstream f(std::string(CFRJIT_SOURCE_DIR) + "/bench/emulator/kernels_sm75_O3.ptx");
     std::stringstream ss;
@@ -124,7 +125,8 @@ int main(int argc, char** argv) {
         return std::make_pair(t, st.thread_instructions);
     };
 
-    { // arithmetic
+    auto wanted = [&](const char* name) { return only.empty() || only == name; };
+    if (wanted("arith")) { // arithmetic
         const int n = 64 * 256, iters = 200;
         DevicePtr out;
         die(dev.malloc(n * 4, &out));
@@ -135,7 +137,7 @@ int main(int argc, char** argv) {
         if (got != ref) std::fprintf(stderr, "warning: arith results differ\n");
         rows.push_back({"arith (fma + integer hash loop)", ti, t, nt});
     }
-    { // memory
+    if (wanted("saxpy")) { // memory
         const int n = 1 << 16, reps = 16;
         std::vector<float> x(n), y(n);
         for (int i = 0; i < n; ++i) {
@@ -156,7 +158,7 @@ int main(int argc, char** argv) {
         });
         rows.push_back({"saxpy (gather loads, memory bound)", ti, t, nt});
     }
-    { // divergent
+    if (wanted("collatz")) { // divergent
         const int n = 1 << 15;
         std::vector<unsigned> in(n), steps(n);
         for (int i = 0; i < n; ++i)

@@ -100,6 +100,19 @@ TEST_CASE("integer arithmetic edge cases", "[emulator][isa]") {
     CHECK(div == std::vector<uint64_t>{u(INT_MIN), u(-3), u(-3), u(INT_MAX / 2), u(-1)});
     auto rem = run_op("rem.s32 %d, %a, %b;", ".b32", ".b32", a, b);
     CHECK(rem == std::vector<uint64_t>{0, 1, u(-1), 1, 0});
+    std::vector<uint64_t> pa, pb; // powers of two take a path without division
+    for (int32_t x : {INT_MIN, -9, -8, -1, 0, 5, INT_MAX})
+        for (int32_t y : {1, 4, 1 << 30, INT_MIN}) {
+            pa.push_back(u(x));
+            pb.push_back(u(y));
+        }
+    auto prem = run_op("rem.s32 %d, %a, %b;", ".b32", ".b32", pa, pb);
+    auto urem = run_op("rem.u32 %d, %a, %b;", ".b32", ".b32", pa, pb);
+    for (size_t i = 0; i < pa.size(); ++i) {
+        const int32_t x = int32_t(pa[i]), y = int32_t(pb[i]);
+        CHECK(prem[i] == u(y == INT_MIN ? (x == INT_MIN ? 0 : x) : x % y));
+        CHECK(urem[i] == uint32_t(pa[i]) % uint32_t(pb[i]));
+    }
     auto hi = run_op("mul.hi.s32 %d, %a, %b;", ".b32", ".b32", a, b);
     for (size_t i = 0; i < a.size(); ++i)
         CHECK(hi[i] == uint32_t((int64_t(int32_t(a[i])) * int32_t(b[i])) >> 32));
