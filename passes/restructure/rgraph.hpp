@@ -134,24 +134,35 @@ LoopRestructuring restructure_loops(RGraph& graph, LoopMode mode, const FreshVar
 
 enum class Cascade { DepthFirst, BreadthFirst };
 
-// Turns every n-way Branch (n > 2) into a cascade of two-way Branch nodes (seed 000 Fig. 5),
-// depth-first or breadth-first, inserting the join dummies that keep a tail-structured graph
-// tail-structured.
+// Turns every n-way Branch (n > 2) into a cascade of two-way Branch nodes (seed 000 Fig. 5) on
+// the same variable: depth-first (c_k: var == k, else c_k+1) or breadth-first (a balanced tree
+// of var < mid tests). Where the branch has a clean join (its immediate post-dominator J, each
+// predecessor of J in the region of exactly one target, each target entered only from the
+// branch), every cascade node below the first gets a join Dummy that collects its targets'
+// paths into J, which keeps a tail-structured graph tail-structured; otherwise no joins are
+// added.
 void lower_branches(RGraph& graph, Cascade cascade);
 
 // Removes Dummy nodes that have one predecessor and whose removal keeps the graph's structural
-// class (no structural role). Returns how many were removed.
+// class (no structural role): the predecessor's edge goes to the dummy's successor, and the
+// dummy is left unreachable (emit() leaves unreachable inserted nodes out). Returns how many
+// were removed.
 size_t remove_superfluous_dummies(RGraph& graph);
 
-// Writes the graph back into the function: Original blocks keep their statements and condition,
-// with branch targets rewritten to their new successors (a bra whose target became `exit` becomes
-// a return, a return that now leads elsewhere a bra); Assign becomes `mov.u32 var, value;`;
-// a two-way Branch becomes `setp.eq.u32 %p, var, 0; @%p bra succ[0];` falling or branching to
-// succ[1]; Dummy a labelled block holding `bra.uni succ[0]` (so that it stays a block of its own
-// when the PTX is parsed again); Exit is the virtual exit and is not a block. n-way Branches are
-// lowered depth-first first. Declares the registers it uses through the FunctionUnit. Original
-// blocks keep their relative order; each inserted node follows the node that falls through to
-// it, the rest go at the end. Unreachable Original blocks are kept.
+// Writes the graph back into the function (through FunctionUnit::mutable_cfg(); write_back()
+// makes the body). Original blocks keep their statements and condition, with branch targets
+// rewritten to their new successors (a bra whose target became `exit` becomes a return, a
+// return that now leads elsewhere a bra; brx.idx lists are rewritten, .branchtargets tables are
+// not and throw std::runtime_error); copies (RNode::copy) lose their labels. Assign becomes
+// `mov.u32 var, value;`; a two-way Branch `setp.eq.u32 %p, var, value; @%p bra succ[0];` (setp.lt
+// for Compare::Less) falling or branching to succ[1]; Dummy a block holding `bra.uni succ[0]`;
+// Exit is the virtual exit and is not a block. n-way Branches are lowered depth-first first.
+// Declares the registers it uses through the FunctionUnit.
+// Layout: Original blocks keep their relative order; each inserted node follows the node that
+// falls through to it, the rest go at the end; unreachable inserted nodes are left out. Every
+// node stays one block when the PTX is parsed again (a bra to the next block is kept, and a
+// two-way node branches to whichever successor is not next, never leaving the edge that goes
+// back in the layout to a separate jump block), so the parsed CFG has the graph's shape.
 void emit(const RGraph& graph, passes::FunctionUnit& unit);
 
 } // namespace cfr::restructure
