@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <optional>
 
 namespace cfr::runtime {
 
@@ -59,7 +60,15 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
     } catch (const std::exception& e) {
         throw CompileError(fmt::format("module {}: PTX does not parse: {}", module_name, e.what()));
     }
-    const ptx::Module original = module;
+    // Counted before the passes run; a copy is kept only when something may change.
+    struct Counts {
+        int blocks, instructions;
+    };
+    std::vector<Counts> before;
+    for (const auto* f : functions_of(module))
+        before.push_back({count_blocks(*f), count_instructions(*f->body)});
+    std::optional<ptx::Module> original;
+    if (!options.pipeline.empty()) original = module;
     std::vector<passes::PassReport> reports;
     try {
         if (options.inject_pass_fault)
@@ -81,21 +90,26 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
     }
 
     // Kernels outside CFRJIT_KERNELS keep their original body.
-    auto before = functions_of(const_cast<ptx::Module&>(original));
     auto after = functions_of(module);
+    std::vector<ptx::Function*> originals;
+    if (original) originals = functions_of(*original);
     for (size_t i = 0; i < after.size() && i < before.size(); ++i) {
         ptx::Function& f = *after[i];
-        const ptx::Function& g = *before[i];
         KernelChange k;
         k.name = f.name;
-        k.entry = g.is_entry;
+        k.entry = f.is_entry;
         k.selected = !options.selects || options.selects(f.name);
-        if (!k.selected) f = g;
-        k.blocks_before = count_blocks(g);
-        k.instructions_before = count_instructions(*g.body);
-        k.blocks_after = count_blocks(f);
-        k.instructions_after = count_instructions(*f.body);
-        if (!(f == g)) k.changed_by = changed_passes;
+        k.blocks_before = k.blocks_after = before[i].blocks;
+        k.instructions_before = k.instructions_after = before[i].instructions;
+        if (original && i < originals.size() && !(f == *originals[i])) {
+            if (!k.selected) {
+                f = *originals[i];
+            } else {
+                k.blocks_after = count_blocks(f);
+                k.instructions_after = count_instructions(*f.body);
+                k.changed_by = changed_passes;
+            }
+        }
         out.kernels.push_back(std::move(k));
     }
     try {

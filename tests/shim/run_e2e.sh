@@ -8,10 +8,12 @@
 set -u
 cfrjit=$1 program=$2 mode=$3 pipeline=$4
 [[ $pipeline == - ]] && pipeline=
-if [[ -n $pipeline ]] && ! "$cfrjit" passes | grep -q "^${pipeline%%<*} "; then
-    echo "pass ${pipeline%%<*} not registered: skipped"
-    exit 77
-fi
+for pass in $(sed -e 's/<[^>]*>//g' -e 's/,/ /g' <<<"$pipeline"); do
+    if ! "$cfrjit" passes | grep -q "^$pass "; then
+        echo "pass $pass not registered: skipped"
+        exit 77
+    fi
+done
 work=$(mktemp -d /tmp/cfrjit-e2e.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 export CUDA_MODULE_LOADING=$mode CFRJIT_CACHE_DIR=$work/cache
