@@ -3,19 +3,43 @@
 
 #include "passes/pipeline.hpp"
 
+#if __has_include("passes/configurations.hpp")
+#include "passes/configurations.hpp"
+#define CFR_SYNTH_NAMED_CONFIGURATIONS 1
+#endif
+
 #include <stdexcept>
 
 namespace cfr::synth {
 
 const std::vector<Configuration>& known_configurations() {
+#ifdef CFR_SYNTH_NAMED_CONFIGURATIONS
+    static const std::vector<Configuration> configurations = [] {
+        std::vector<Configuration> result;
+        for (const auto& c : passes::configurations())
+            result.push_back({c.name, c.pipeline, c.tail_structured, true});
+        return result;
+    }();
+#else
     static const std::vector<Configuration> configurations = {
-        {"none", "", false},
-        {"loop", "restructure-loops", false},
-        {"loop-copy", "restructure-loops-copy", false},
-        {"loop+branch", "restructure-loops,restructure-branches", true},
-        {"loop-copy+branch", "restructure-loops-copy,restructure-branches", true},
+        {"none", "", false, false},
+        {"loop", "restructure-loops", false, false},
+        {"loop-copy", "restructure-loops-copy", false, false},
+        {"loop+branch", "restructure-loops,restructure-branches", true, false},
+        {"loop-copy+branch", "restructure-loops-copy,restructure-branches", true, false},
     };
+#endif
     return configurations;
+}
+
+void apply(const Configuration& configuration, ptx::Module& module) {
+#ifdef CFR_SYNTH_NAMED_CONFIGURATIONS
+    if (configuration.named) {
+        passes::run_configuration(module, passes::configuration(configuration.name));
+        return;
+    }
+#endif
+    passes::run_pipeline(module, passes::parse_pipeline(configuration.pipeline));
 }
 
 namespace {
@@ -40,7 +64,7 @@ std::vector<Configuration> select_configurations(const std::vector<std::string>&
         for (const auto& name : names) {
             const auto eq = name.find('=');
             if (eq != std::string::npos) {
-                wanted.push_back({name.substr(0, eq), name.substr(eq + 1), false});
+                wanted.push_back({name.substr(0, eq), name.substr(eq + 1), false, false});
                 continue;
             }
             bool found = false;

@@ -1,10 +1,15 @@
-// The configurations the synthetic-CFG experiment compares (seed 000 sections IV and V): each a
-// name and the pass pipeline that implements it. Configurations whose passes are not registered
-// in this build are reported as unavailable and skipped.
+// The configurations the synthetic-CFG experiment compares (seed 000 sections IV and V-D 2): the
+// named configurations of passes/configurations.hpp where the build has them, each a name and
+// the pass pipeline that implements it. Configurations whose passes are not registered in this
+// build are reported as unavailable and skipped.
 #pragma once
 
 #include <string>
 #include <vector>
+
+namespace cfr::ptx {
+struct Module;
+}
 
 namespace cfr::synth {
 
@@ -12,9 +17,13 @@ struct Configuration {
     std::string name;
     std::string pipeline;         // pass pipeline text ("" = no pass)
     bool tail_structured = false; // the result must classify as tail-structured (or linear)
+    bool named = false; // one of passes/configurations.hpp: applied with run_configuration()
 };
 
-// none, loop, loop-copy, loop+branch, loop-copy+branch.
+// Applies the configuration to the module.
+void apply(const Configuration& configuration, ptx::Module& module);
+
+// none, no-restructuring, loop, loop-copy, loop+branch, loop-copy+branch.
 const std::vector<Configuration>& known_configurations();
 
 // The configurations whose pipelines parse in this build. `names` selects by name ("" = all);

@@ -69,7 +69,8 @@ ExperimentResult run_experiment(const std::vector<SelectedGraph>& graphs,
         const Graph& g = selected.graph;
         const std::string ptx = generate_ptx(g, shape);
         const auto input = decision_words(g, options.threads);
-        const Variant original_variant = transform(ptx, Configuration{"original", "", false});
+        const Variant original_variant =
+            transform(ptx, Configuration{"original", "", false, false});
 
         Row base;
         base.id = selected.id;
@@ -78,9 +79,10 @@ ExperimentResult run_experiment(const std::vector<SelectedGraph>& graphs,
         base.klass = std::string(analysis::to_string(selected.klass));
         base.graph = g.spelling();
 
-        const Execution original = evaluate(harness, ptx, Configuration{"original", "", false},
-                                            input, options.threads, 1, options.isolate)
-                                       .execution;
+        const Execution original =
+            evaluate(harness, ptx, Configuration{"original", "", false, false}, input,
+                     options.threads, 1, options.isolate)
+                .execution;
         Row row0 = base;
         row0.configuration = "original";
         row0.static_instructions = original_variant.static_instructions;

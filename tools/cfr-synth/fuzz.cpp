@@ -86,9 +86,10 @@ FuzzResult run_fuzz(const FuzzOptions& options, const std::vector<Configuration>
                               text);
         };
 
-        const Execution original = evaluate(harness, ptx, Configuration{"original", "", false},
-                                            input, options.threads, words, options.isolate)
-                                       .execution;
+        const Execution original =
+            evaluate(harness, ptx, Configuration{"original", "", false, false}, input,
+                     options.threads, words, options.isolate)
+                .execution;
         ++result.runs;
         if (!original.error.empty()) {
             ++result.errors;

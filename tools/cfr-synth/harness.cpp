@@ -25,7 +25,7 @@ Variant transform(const std::string& ptx, const Configuration& configuration) {
     Variant v;
     try {
         ptx::Module module = ptx::parse(ptx, "synth.ptx");
-        passes::run_pipeline(module, passes::parse_pipeline(configuration.pipeline));
+        apply(configuration, module);
         v.ptx = ptx::print(module);
         for (const auto& item : module.items) {
             const auto* function = std::get_if<ptx::Function>(&item);

@@ -196,7 +196,7 @@ int show_command(uint32_t nodes, const std::string& enumeration, uint32_t id,
     std::cout << fmt::format("// CFG {}: {} ({}), {} paths\n", id, g.spelling(),
                              cfr::analysis::to_string(graphs[id].klass), count_paths(g));
     Harness harness;
-    std::vector<Configuration> all{{"original", "", false}};
+    std::vector<Configuration> all{{"original", "", false, false}};
     for (auto& c : configurations_or_note(common))
         all.push_back(c);
     for (const auto& c : all) {
