@@ -119,11 +119,12 @@ inline void lane_addresses(const Exec& x, const Inst& in, LaneAddresses& la) {
 
 // Where a whole warp's access [lo, end) lies when one bounds check covers every lane: `p` is the
 // host address of `lo` in a region all lanes share (a global allocation, the block's shared
-// memory, the parameter buffer) or, with `local`, the offset `lo` in each lane's local arena.
-// p == nullptr: check lane by lane with access(), which reports the faults.
+// memory, the parameter buffer) or, with `local`, `offset` is `lo` in each lane's local arena.
+// Neither: check lane by lane with access(), which reports the faults.
 struct WarpRegion {
     uint8_t* p = nullptr;
     bool local = false;
+    uint64_t offset = 0;
 };
 
 inline WarpRegion warp_region(Exec& x, Space space, uint64_t lo, uint64_t end, bool write) {
@@ -165,7 +166,7 @@ inline WarpRegion warp_region(Exec& x, Space space, uint64_t lo, uint64_t end, b
     case Space::Local:
     case Space::FrameParam:
         if (end > x.w->local_top) return {};
-        return {reinterpret_cast<uint8_t*>(uintptr_t(lo)), true};
+        return {nullptr, true, lo};
     case Space::KernelParam:
         if (write || end > x.L->params.size()) return {};
         return {x.L->params.data() + lo, false};
@@ -182,10 +183,10 @@ inline void for_lane_memory(Exec& x, const Inst& in, uint32_t bytes, bool write,
     lane_addresses(x, in, la);
     if ((la.bits & (bytes - 1)) == 0) {
         WarpRegion r = warp_region(x, in.addr.space, la.lo, la.hi + bytes, write);
-        if (r.p && r.local) {
-            uint64_t lo = uint64_t(uintptr_t(r.p));
-            for_lanes(x.mask,
-                      [&](unsigned l) { f(l, x.w->local[l].data() + lo + (la.a[l] - la.lo)); });
+        if (r.local) {
+            for_lanes(x.mask, [&](unsigned l) {
+                f(l, x.w->local[l].data() + r.offset + (la.a[l] - la.lo));
+            });
             return;
         }
         if (r.p) {
