@@ -271,10 +271,30 @@ void cvt_s64_s32_h(Exec& x, const Inst& in) {
     });
 }
 
+// cvt.rn{.relu}.f16x2.f32 / .bf16x2.f32 d, a, b: a converted into the upper half, b into the
+// lower (mode bit 0: bf16, bit 1: .relu).
+void cvt_pack_h(Exec& x, const Inst& in) {
+    const bool brain = in.mode & 1, relu = in.mode & 2;
+    auto one = [&](float f) -> uint32_t {
+        if (relu && !std::isnan(f) && f < 0.0f) f = 0.0f;
+        return brain ? float_to_bf16(f, Rnd::Rn) : float_to_half(f);
+    };
+    for_lanes(x.mask, [&](unsigned l) {
+        float a = std::bit_cast<float>(uint32_t(rd(x, in.s[0], l)));
+        float b = std::bit_cast<float>(uint32_t(rd(x, in.s[1], l)));
+        wr(x, in.d[0], l, one(a) << 16 | one(b));
+    });
+}
+
 } // namespace
 
 Handler select_convert(const DecodeRequest& r, Inst& in) {
     if (r.op != "cvt") return nullptr;
+    if ((in.t == Ty::F16x2 || in.t == Ty::BF16x2) && in.t2 == Ty::F32 && in.ns == 2 &&
+        (in.rnd == Rnd::Rn || in.rnd == Rnd::None) && !in.sat && !r.has(".satfinite")) {
+        in.mode = uint8_t((in.t == Ty::BF16x2 ? 1 : 0) | (r.has(".relu") ? 2 : 0));
+        return cvt_pack_h;
+    }
     if (in.t == Ty::None || in.t2 == Ty::None || in.t == Ty::Pred || in.t2 == Ty::Pred ||
         in.t == Ty::F16x2 || in.t2 == Ty::F16x2 || in.t == Ty::BF16x2 || in.t2 == Ty::BF16x2)
         return nullptr;

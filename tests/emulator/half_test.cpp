@@ -42,6 +42,27 @@ const char* kHalf = R"(
     st.global.v4.u32 [%rd5+16], {%r9, %r10, %r11, %r12};
     ret;
 }
+.visible .entry pack(.param .u64 in, .param .u64 out)
+{
+    .reg .f32 %f<3>;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [in];
+    ld.param.u64 %rd2, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 8;
+    add.u64 %rd4, %rd1, %rd3;
+    ld.global.v2.f32 {%f1, %f2}, [%rd4];
+    cvt.rn.f16x2.f32 %r2, %f1, %f2;
+    cvt.rn.bf16x2.f32 %r3, %f1, %f2;
+    cvt.rn.relu.f16x2.f32 %r4, %f1, %f2;
+    mul.wide.u32 %rd3, %r1, 12;
+    add.u64 %rd5, %rd2, %rd3;
+    st.global.u32 [%rd5], %r2;
+    st.global.u32 [%rd5+4], %r3;
+    st.global.u32 [%rd5+8], %r4;
+    ret;
+}
 )";
 
 uint16_t h(float f) {
@@ -108,5 +129,24 @@ TEST_CASE("f16, f16x2, bf16x2 arithmetic", "[emulator][isa]") {
             std::clamp(fh(uint16_t(in[3 * i])) + fh(uint16_t(in[3 * i + 1])), 0.0f, 1.0f);
         CHECK(got[8 * i + 6] == h(sat));
         CHECK(got[8 * i + 7] == (in[3 * i] ^ 0x80008000u));
+    }
+}
+
+TEST_CASE("cvt packs two floats into f16x2 and bf16x2", "[emulator][isa]") {
+    Fixture fx(kHalf);
+    const std::vector<float> in = {1.0f, -2.5f, 0.1f, 70000.0f, -0.0f, 3.14159f};
+    const size_t n = in.size() / 2;
+    auto pin = fx.upload(in);
+    auto pout = fx.upload(std::vector<uint32_t>(3 * n, 0));
+    auto e = fx.run("pack", {1}, {uint32_t(n)}, Params().add(pin).add(pout));
+    INFO(e.message);
+    REQUIRE(e.ok());
+    auto got = fx.download<uint32_t>(pout, 3 * n);
+    auto relu = [](float f) { return f < 0.0f ? 0.0f : f; };
+    for (size_t i = 0; i < n; ++i) {
+        const float a = in[2 * i], b = in[2 * i + 1];
+        CHECK(got[3 * i] == pack(h(b), h(a)));
+        CHECK(got[3 * i + 1] == pack(bf(b), bf(a)));
+        CHECK(got[3 * i + 2] == pack(h(relu(b)), h(relu(a))));
     }
 }
