@@ -1,7 +1,7 @@
-// The report when the shim is unloaded, for programs that never launched (a launch registers an
-// exit handler that runs while the driver is still usable).
+// The report when the shim is unloaded, for programs that loaded code but never launched (a launch
+// registers an exit handler that runs while the driver is still usable).
 #include "runtime/session.hpp"
 
 __attribute__((destructor)) static void cfrjit_shim_unload() {
-    cfr::runtime::Session::get().finish();
+    if (auto* session = cfr::runtime::Session::existing()) session->finish();
 }

@@ -44,10 +44,22 @@ Session::Session(const Getenv& getenv) {
 
 Session::~Session() = default;
 
+namespace {
+std::atomic<Session*> g_session{nullptr};
+}
+
 Session& Session::get() {
     // Never destroyed: the driver may call in during static destruction.
-    static Session* session = new Session([](const char* name) { return std::getenv(name); });
+    static Session* session = [] {
+        auto* s = new Session([](const char* name) { return std::getenv(name); });
+        g_session.store(s, std::memory_order_release);
+        return s;
+    }();
     return *session;
+}
+
+Session* Session::existing() {
+    return g_session.load(std::memory_order_acquire);
 }
 
 void Session::disable_cache(const std::string& why) {

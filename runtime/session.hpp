@@ -36,6 +36,8 @@ public:
     ~Session();
     // The process's session, created on first use.
     static Session& get();
+    // The process's session if one was created, else null.
+    static Session* existing();
 
     bool enabled() const { return enabled_; }
     const Config& config() const { return config_; }
