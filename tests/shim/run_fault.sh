@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fault injection under the shim: run_fault.sh CFRJIT PROGRAM FAULT
-# FAULT: corrupt-cache (a damaged entry on disk), unwritable-cache, pass, driver, bad-config.
+# FAULT: corrupt-cache (a damaged entry on disk), unwritable-cache, cache-write (storing fails),
+# pass, driver, bad-config.
 # The program must succeed with the output it has without the shim, and exactly one log line
 # must say what went wrong.
 set -u
@@ -21,6 +22,7 @@ corrupt-cache)
     done
     expect="damaged cache entry" ;;
 unwritable-cache) export CFRJIT_CACHE_DIR=/dev/null/cfrjit expect="cache disabled" ;;
+cache-write) export CFRJIT_TEST_FAULT=cache expect="cache disabled: cannot write" ;;
 pass) export CFRJIT_TEST_FAULT=pass expect="pipeline .* failed" ;;
 driver) export CFRJIT_TEST_FAULT=driver expect="driver refused the rewritten module" ;;
 bad-config) export CFRJIT_LOG=loud expect="CFRJIT_LOG=loud" ;;

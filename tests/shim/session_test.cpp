@@ -116,6 +116,14 @@ TEST_CASE("session: failures fall back to the original image with one log line")
         CHECK(s.prepare(ptx.c_str(), 0, 75, "b").rewrite());
         CHECK(env.log_lines() == 1);
     }
+    SECTION("cubin-only images pass through, logged once") {
+        Session s(env.getenv());
+        const char elf[] = "\x7f"
+                           "ELF\x02\x01\x01";
+        CHECK_FALSE(s.prepare(elf, sizeof elf, 75, "a").rewrite());
+        CHECK_FALSE(s.prepare(elf, sizeof elf, 75, "b").rewrite());
+        CHECK(env.log_lines() == 1);
+    }
     SECTION("a bad configuration disables the shim") {
         env.vars["CFRJIT_TIMING"] = "bogus";
         Session s(env.getenv());
