@@ -21,7 +21,7 @@ namespace cfr::runtime {
 namespace {
 
 constexpr char kMagic[8] = {'C', 'F', 'R', 'J', 'I', 'T', 'C', '\1'};
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;
 constexpr const char* kSuffix = ".cfrjit";
 
 struct Header {

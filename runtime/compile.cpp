@@ -6,9 +6,10 @@
 #include "ptx/printer.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 
 namespace cfr::runtime {
@@ -122,48 +123,79 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
     return out;
 }
 
+// The cache payload: tab-separated metadata lines, a line "ptx", then the PTX text. Names and
+// pass spellings hold neither tabs nor newlines.
 std::string CompiledModule::serialize() const {
-    nlohmann::json meta;
-    meta["pipeline_ms"] = pipeline_ms;
-    meta["passes"] = pass_summaries;
-    auto& ks = meta["kernels"] = nlohmann::json::array();
-    for (const auto& k : kernels)
-        ks.push_back({{"name", k.name},
-                      {"entry", k.entry},
-                      {"selected", k.selected},
-                      {"blocks", {k.blocks_before, k.blocks_after}},
-                      {"instructions", {k.instructions_before, k.instructions_after}},
-                      {"changed_by", k.changed_by}});
-    std::string out = meta.dump();
-    out += '\n';
+    std::string out = fmt::format("pipeline_ms\t{}\n", pipeline_ms);
+    for (const auto& p : pass_summaries)
+        out += fmt::format("pass\t{}\n", p);
+    for (const auto& k : kernels) {
+        out += fmt::format("kernel\t{}\t{}\t{}\t{}\t{}\t{}\t{}", k.entry ? 1 : 0,
+                           k.selected ? 1 : 0, k.blocks_before, k.blocks_after,
+                           k.instructions_before, k.instructions_after, k.name);
+        for (const auto& c : k.changed_by)
+            out += "\t" + c;
+        out += "\n";
+    }
+    out += "ptx\n";
     out += ptx;
     return out;
 }
 
-CompiledModule CompiledModule::deserialize(std::string_view payload) {
-    const auto nl = payload.find('\n');
-    if (nl == std::string_view::npos) throw CompileError("cache payload without metadata");
-    CompiledModule m;
-    try {
-        const auto meta = nlohmann::json::parse(payload.substr(0, nl));
-        m.pipeline_ms = meta.at("pipeline_ms").get<double>();
-        m.pass_summaries = meta.at("passes").get<std::vector<std::string>>();
-        for (const auto& k : meta.at("kernels")) {
-            KernelChange c;
-            c.name = k.at("name").get<std::string>();
-            c.entry = k.at("entry").get<bool>();
-            c.selected = k.at("selected").get<bool>();
-            c.blocks_before = k.at("blocks")[0].get<int>();
-            c.blocks_after = k.at("blocks")[1].get<int>();
-            c.instructions_before = k.at("instructions")[0].get<int>();
-            c.instructions_after = k.at("instructions")[1].get<int>();
-            c.changed_by = k.at("changed_by").get<std::vector<std::string>>();
-            m.kernels.push_back(std::move(c));
-        }
-    } catch (const nlohmann::json::exception& e) {
-        throw CompileError(fmt::format("cache payload metadata: {}", e.what()));
+namespace {
+
+std::vector<std::string_view> fields(std::string_view line) {
+    std::vector<std::string_view> out;
+    size_t start = 0;
+    while (true) {
+        const size_t tab = line.find('\t', start);
+        out.push_back(line.substr(start, tab == std::string_view::npos ? tab : tab - start));
+        if (tab == std::string_view::npos) return out;
+        start = tab + 1;
     }
-    m.ptx = std::string(payload.substr(nl + 1));
+}
+
+int to_int(std::string_view s) {
+    int v = 0;
+    const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size())
+        throw CompileError(fmt::format("cache payload: '{}' is not a number", s));
+    return v;
+}
+
+} // namespace
+
+CompiledModule CompiledModule::deserialize(std::string_view payload) {
+    CompiledModule m;
+    size_t pos = 0;
+    while (true) {
+        const size_t nl = payload.find('\n', pos);
+        if (nl == std::string_view::npos) throw CompileError("cache payload without PTX");
+        const std::string_view line = payload.substr(pos, nl - pos);
+        pos = nl + 1;
+        if (line == "ptx") break;
+        const auto f = fields(line);
+        if (f[0] == "pipeline_ms" && f.size() == 2) {
+            m.pipeline_ms = std::strtod(std::string(f[1]).c_str(), nullptr);
+        } else if (f[0] == "pass" && f.size() == 2) {
+            m.pass_summaries.emplace_back(f[1]);
+        } else if (f[0] == "kernel" && f.size() >= 8) {
+            KernelChange k;
+            k.entry = f[1] == "1";
+            k.selected = f[2] == "1";
+            k.blocks_before = to_int(f[3]);
+            k.blocks_after = to_int(f[4]);
+            k.instructions_before = to_int(f[5]);
+            k.instructions_after = to_int(f[6]);
+            k.name = std::string(f[7]);
+            for (size_t i = 8; i < f.size(); ++i)
+                k.changed_by.emplace_back(f[i]);
+            m.kernels.push_back(std::move(k));
+        } else {
+            throw CompileError(fmt::format("cache payload: unexpected line '{}'", line));
+        }
+    }
+    m.ptx = std::string(payload.substr(pos));
     return m;
 }
 
