@@ -13,6 +13,10 @@ for f in "$build"/examples/ptx/*.O3.ptx "$out/large.ptx"; do [ -f "$f" ] && ptx+
 
 launch=$build/bench/shim/bench_shim_launch
 shim=$build/lib/libcfrjit.so
+if [ ! -x "$launch" ] || [ ! -f "$shim" ]; then
+    echo "bench/shim: $launch or $shim not built (no CUDA toolkit?): launch figures skipped"
+    exit 0
+fi
 driver_env=()
 if [ ! -e /proc/driver/nvidia/version ]; then
     driver_env=(LD_LIBRARY_PATH="$build/emulator/driver/lib")
