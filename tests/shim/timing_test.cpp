@@ -8,7 +8,7 @@
 
 using namespace cfr::runtime;
 
-TEST_CASE("timing: poll stops at the first launch not done; drain waits") {
+TEST_CASE("timing: poll stops at the first launch not done, drain waits") {
     std::set<void*> done;
     std::vector<uint32_t> seen;
     int released = 0;
