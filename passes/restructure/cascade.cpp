@@ -60,18 +60,21 @@ private:
     }
 
     // Each predecessor of the join, with the target whose region it lies in; nullopt where a
-    // predecessor lies in no single target's region (the branch has no clean join).
+    // predecessor lies in no single target's region (the branch has no clean join). Nodes the
+    // entry cannot reach take no part; a target may be entered again from its own region (the
+    // repetition edge of a loop it heads).
     std::optional<std::vector<std::pair<NodeId, size_t>>>
     region_of_joins(const Digraph& g, const analysis::DominatorTree& dom) const {
         std::vector<std::pair<NodeId, size_t>> regions;
         for (const NodeId p : g.pred[join_]) {
-            if (p == branch_) continue;
+            if (p == branch_ || !dom.in_tree(p)) continue;
             std::optional<size_t> region;
             for (size_t k = 0; k < targets_.size(); ++k) {
                 const NodeId t = targets_[k];
                 if (t == join_ || !dom.dominates(t, p)) continue;
-                if (!std::all_of(g.pred[t].begin(), g.pred[t].end(),
-                                 [&](NodeId q) { return q == branch_; }))
+                if (!std::all_of(g.pred[t].begin(), g.pred[t].end(), [&](NodeId q) {
+                        return q == branch_ || !dom.in_tree(q) || dom.dominates(t, q);
+                    }))
                     return std::nullopt;
                 region = k;
             }

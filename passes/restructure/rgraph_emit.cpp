@@ -1,9 +1,11 @@
 // RGraph -> PTX statements: see emit() in rgraph.hpp.
+#include "passes/analysis/loops.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/restructure/rgraph.hpp"
 
 #include <algorithm>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -63,6 +65,8 @@ public:
             for (const auto& statement : old_.blocks[b].statements)
                 if (const auto* label = std::get_if<ptx::Label>(&statement))
                     block_of_label_[label->name] = b;
+        for (const auto& [from, to] : analysis::back_edges(graph.digraph(), graph.entry))
+            back_edges_.insert({from, to});
     }
 
     void run() {
@@ -100,16 +104,20 @@ private:
     std::vector<bool> fresh_label_;
     std::unordered_map<std::string, ptx::BlockId> block_of_label_;
     std::string predicate_;
-    std::vector<uint32_t> index_; // per node: its place in order_
+    std::vector<uint32_t> index_;                    // per node: its place in order_
+    std::set<std::pair<NodeId, NodeId>> back_edges_; // retreating edges of a depth-first search
 
     // Whether a two-way node should branch to succ[1] and fall through to succ[0]. A fall-through
     // that does not reach the next block becomes a block of its own (a jump); that must not
-    // happen to the edge that goes back in the layout (the repetition edge of a loop), or the
-    // loop's last node would no longer be the source of its repetition edge.
+    // happen to a repetition edge (a retreating edge), or the loop's last node would no longer be
+    // the source of its repetition edge. Between two such edges, or none, the one that goes back
+    // in the layout is the branch.
     bool swapped(NodeId n, NodeId next) const {
         const auto& succ = graph_.nodes[n].succ;
         if (succ[1] == next) return false;
         if (succ[0] == next) return true;
+        auto retreating = [&](NodeId t) { return back_edges_.count({n, t}) > 0; };
+        if (retreating(succ[0]) != retreating(succ[1])) return retreating(succ[1]);
         auto backward = [&](NodeId t) { return t != graph_.exit && index_[t] <= index_[n]; };
         return backward(succ[1]) && !backward(succ[0]);
     }
