@@ -410,7 +410,8 @@ public:
             };
             note("loops not tail-controlled", result.loops_not_tail_controlled);
             note("constructs left uniform", result.constructs_left_uniform);
-            if (!result.changed()) continue;
+            if (!result.changed() && !restructure::latch_through_jump_block(graph, function.cfg()))
+                continue;
             if (retargets_indirect_branch(original, graph, function.cfg())) {
                 note("functions left (brx.idx would need a new target table)", 1);
                 continue;

@@ -1,5 +1,6 @@
 #include "passes/restructure/rgraph.hpp"
 
+#include "passes/analysis/loops.hpp"
 #include "passes/module_unit.hpp"
 
 #include <algorithm>
@@ -28,12 +29,33 @@ RGraph RGraph::from_function(passes::FunctionUnit& unit) {
     graph.nodes[graph.exit].kind = NodeKind::Exit;
     for (const ptx::CfgEdge& edge : cfg.edges)
         graph.nodes[edge.from].succ.push_back(edge.to);
+    for (RNode& node : graph.nodes)
+        for (NodeId& target : node.succ)
+            if (target < cfg.blocks.size() && target != cfg.entry() &&
+                is_jump_block(cfg.blocks[target]))
+                target = graph.nodes[target].succ.front();
     graph.entry = cfg.entry();
     const bool entry_has_predecessor =
         std::any_of(cfg.edges.begin(), cfg.edges.end(),
                     [&](const ptx::CfgEdge& edge) { return edge.to == cfg.entry(); });
     if (entry_has_predecessor) graph.entry = graph.add_dummy(cfg.entry());
     return graph;
+}
+
+bool is_jump_block(const ptx::BasicBlock& block) {
+    if (block.statements.size() != 1) return false;
+    const auto* in = std::get_if<ptx::Instruction>(&block.statements.front());
+    return in && !in->guard && in->control() == ptx::ControlKind::Branch && in->opcode == "bra";
+}
+
+bool latch_through_jump_block(const RGraph& graph, const ptx::Cfg& cfg) {
+    for (const auto& [from, to] : analysis::back_edges(graph.digraph(), graph.entry))
+        if (from < cfg.blocks.size())
+            for (const ptx::CfgEdge& edge : cfg.edges)
+                if (edge.from == from && edge.to < cfg.blocks.size() && edge.to != to &&
+                    is_jump_block(cfg.blocks[edge.to]) && graph.nodes[edge.to].succ.front() == to)
+                    return true;
+    return false;
 }
 
 NodeId RGraph::add(RNode node) {

@@ -17,6 +17,11 @@
 // where it occurs (merge_returns() in merge_returns.hpp makes one exit block where an algorithm
 // needs a real one).
 //
+// Jump blocks: a block without a label that holds nothing but an unguarded bra (the fall-through
+// half of `@p bra A; bra B;`) is no node of its own: the edge into it goes to its target, and the
+// block is left out when the graph is emitted. So `L: ... @p bra X; bra L;` is a self-loop whose
+// last node is L, tail-controlled as it is.
+//
 // Entry: `entry` has no predecessors. Where the function's first block is a branch target (a loop
 // at the top of the function), from_function() puts a Dummy before it and makes that the entry.
 //
@@ -108,6 +113,14 @@ public:
     // Statistics for the pass reports.
     size_t count(NodeKind kind) const;
 };
+
+// A block without a label whose only statement is an unguarded bra (see "Jump blocks" above).
+bool is_jump_block(const ptx::BasicBlock& block);
+
+// Whether the graph's shape differs from the function's CFG at a jump block that carries the
+// repetition edge of a loop (a retreating edge): emitting the graph then makes the loop
+// tail-controlled in the PTX too.
+bool latch_through_jump_block(const RGraph& graph, const ptx::Cfg& cfg);
 
 // Fresh variable names for q, r, p: unit.new_register(".b32", stem) in a pass.
 using FreshVariable = std::function<std::string(const std::string& stem)>;

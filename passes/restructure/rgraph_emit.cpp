@@ -168,10 +168,12 @@ private:
                 order_.push_back(*next);
             }
         };
-        // Inserted nodes that cannot be reached (dummies taken out) are left out.
+        // Inserted nodes and jump blocks that cannot be reached are left out.
         const auto reached = reachable();
         for (NodeId n = 0; n < graph_.nodes.size(); ++n)
-            if (inserted(n) && !reached[n]) placed[n] = true;
+            if (!reached[n] && (inserted(n) || (graph_.nodes[n].kind == NodeKind::Original &&
+                                                is_jump_block(old_.blocks[graph_.nodes[n].block]))))
+                placed[n] = true;
         place(graph_.entry);
         for (NodeId n = 0; n < graph_.nodes.size(); ++n)
             if (!inserted(n)) place(n);
