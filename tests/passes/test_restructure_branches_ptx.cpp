@@ -1,21 +1,7 @@
 // restructure-branches (seed 000 IV-B) on PTX, and the six configurations of seed 000 V-D over
 // every example: each result is checked for its structural class, by ptxas, and against the
 // emulator with per-thread divergent data.
-#include "examples/bitonic_sort/problem.hpp"
-#include "examples/irreducible/problem.hpp"
-#include "examples/loop_goto_exit/problem.hpp"
-#include "examples/loop_jump_in/problem.hpp"
-#include "examples/multi_exit_loop/problem.hpp"
-#include "examples/nested_if/problem.hpp"
-#include "examples/nested_loops/problem.hpp"
-#include "examples/nqueens/problem.hpp"
-#include "examples/reduction/problem.hpp"
-#include "examples/short_circuit/problem.hpp"
-#include "examples/short_circuit_and_or/problem.hpp"
-#include "examples/stencil/problem.hpp"
-#include "examples/switch_return/problem.hpp"
-#include "examples/tree_walk/problem.hpp"
-#include "examples/vector_add/problem.hpp"
+#include "example_launches.hpp"
 #include "passes/configurations.hpp"
 #include "passes/registry.hpp"
 #include "ptx/walk.hpp"
@@ -285,53 +271,6 @@ TEST_CASE("selective restructuring adds nothing where branches are uniform or st
         CHECK(tail_structured(shape.klass));
     CHECK(instruction_count(divergent.text) > instruction_count(kDivergentShortCircuit));
 }
-
-namespace {
-
-struct Example {
-    std::string name;
-    std::function<OracleLaunch()> launch;
-};
-
-template <class P>
-Example example() {
-    return {P::name, [] {
-                P problem;
-                OracleLaunch launch;
-                launch.kernel = P::name;
-                const auto shape = problem.launch();
-                launch.grid = {shape.grid, 1, 1};
-                launch.block = {shape.block, 1, 1};
-                for (const auto& buffer : problem.buffers()) {
-                    const auto* bytes = static_cast<const uint8_t*>(buffer.host);
-                    launch.buffers.emplace_back(bytes, bytes + buffer.bytes);
-                }
-                for (int v : problem.scalars())
-                    launch.scalars.push_back(static_cast<uint32_t>(v));
-                return launch;
-            }};
-}
-
-std::vector<Example> examples_list() {
-    return {example<BitonicSort>(),  example<Irreducible>(),       example<LoopGotoExit>(),
-            example<LoopJumpIn>(),   example<MultiExitLoop>(),     example<NestedIf>(),
-            example<NestedLoops>(),  example<NQueens>(),           example<Reduction>(),
-            example<ShortCircuit>(), example<ShortCircuitAndOr>(), example<Stencil>(),
-            example<SwitchReturn>(), example<TreeWalk>(),          example<VectorAdd>()};
-}
-
-std::string example_ptx(const std::string& name, const std::string& level) {
-    const std::string file = name + "." + level + ".ptx";
-    std::filesystem::path path = std::filesystem::path(CFRJIT_BINARY_DIR) / "examples/ptx" / file;
-    if (!std::filesystem::exists(path))
-        path = std::filesystem::path(CFRJIT_SOURCE_DIR) / "examples/ptx" / file;
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-} // namespace
 
 TEST_CASE("the six configurations over every example", "[restructure-branches][configurations]") {
     REQUIRE(cfr::passes::configurations().size() == 6);
