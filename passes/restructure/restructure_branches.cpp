@@ -367,21 +367,6 @@ BranchReport restructure_branches(RGraph& graph, const BranchOptions& options,
 namespace cfr::passes {
 namespace {
 
-// Whether a block ending in brx.idx would branch to other targets than it does now.
-bool retargets_indirect_branch(const restructure::RGraph& before, const restructure::RGraph& after,
-                               const ptx::Cfg& cfg) {
-    for (NodeId n = 0; n < before.nodes.size(); ++n) {
-        const auto& node = before.nodes[n];
-        if (node.kind != restructure::NodeKind::Original || node.block >= cfg.blocks.size())
-            continue;
-        const auto* terminator = cfg.blocks[node.block].terminator();
-        if (terminator && terminator->control() == ptx::ControlKind::IndirectBranch &&
-            after.nodes[n].succ != node.succ)
-            return true;
-    }
-    return false;
-}
-
 class RestructureBranchesPass : public Pass {
 public:
     explicit RestructureBranchesPass(restructure::BranchOptions options) : options_(options) {}
@@ -402,7 +387,6 @@ public:
             const auto fresh = [&](const std::string& stem) {
                 return function.new_register(".b32", stem);
             };
-            const auto original = graph;
             const auto result =
                 restructure::restructure_branches(graph, options_, divergent, fresh);
             const auto note = [&](const char* what, size_t n) {
@@ -412,10 +396,6 @@ public:
             note("constructs left uniform", result.constructs_left_uniform);
             if (!result.changed() && !restructure::latch_through_jump_block(graph, function.cfg()))
                 continue;
-            if (retargets_indirect_branch(original, graph, function.cfg())) {
-                note("functions left (brx.idx would need a new target table)", 1);
-                continue;
-            }
             restructure::emit(graph, function);
             report.changed = true;
             note("functions restructured", 1);

@@ -165,17 +165,18 @@ size_t remove_superfluous_dummies(RGraph& graph);
 // Writes the graph back into the function (through FunctionUnit::mutable_cfg(); write_back()
 // makes the body). Original blocks keep their statements and condition, with branch targets
 // rewritten to their new successors (a bra whose target became `exit` becomes a return, a
-// return that now leads elsewhere a bra; brx.idx lists are rewritten, .branchtargets tables are
-// not and throw std::runtime_error); copies (RNode::copy) lose their labels. Assign becomes
-// `mov.u32 var, value;`; a two-way Branch `setp.eq.u32 %p, var, value; @%p bra succ[0];` (setp.lt
-// for Compare::Less) falling or branching to succ[1]; Dummy a block holding `bra.uni succ[0]`;
-// Exit is the virtual exit and is not a block. n-way Branches are lowered depth-first first.
-// Declares the registers it uses through the FunctionUnit.
-// Layout: Original blocks keep their relative order; each inserted node follows the node that
-// falls through to it, the rest go at the end; unreachable inserted nodes are left out. Every
-// node stays one block when the PTX is parsed again (a bra to the next block is kept, and a
-// two-way node branches to whichever successor is not next, never leaving the edge that goes
-// back in the layout to a separate jump block), so the parsed CFG has the graph's shape.
+// return that now leads elsewhere a bra; brx.idx lists are rewritten; a brx.idx through a
+// .branchtargets table gets a fresh table with the new targets, written before it); copies
+// (RNode::copy) lose their labels. Assign becomes `mov.u32 var, value;`; a two-way Branch
+// `setp.eq.u32 %p, var, value; @%p bra succ[0];` (setp.lt for Compare::Less) falling or branching
+// to succ[1]; Dummy a block holding `bra.uni succ[0]`; Exit is the virtual exit and is not a block.
+// n-way Branches are lowered depth-first first. Declares the registers it uses through the
+// FunctionUnit. Layout: Original blocks keep their relative order; each inserted node follows the
+// node that falls through to it, the rest go at the end; unreachable inserted nodes and jump
+// blocks are left out. Every node stays one block when the PTX is parsed again (a bra to the next
+// block is kept, and a two-way node branches to whichever successor is not next, never leaving a
+// retreating edge, or else the edge that goes back in the layout, to a separate jump block), so
+// the parsed CFG has the graph's shape apart from jumps on edges that do not retreat.
 void emit(const RGraph& graph, passes::FunctionUnit& unit);
 
 } // namespace cfr::restructure

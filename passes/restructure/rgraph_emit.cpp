@@ -4,6 +4,7 @@
 #include "passes/restructure/rgraph.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -311,7 +312,7 @@ private:
             edges.emplace_back(graph_.exit, ptx::EdgeKind::Exit);
             break;
         case ptx::ControlKind::IndirectBranch:
-            rewrite_indirect(node, in);
+            rewrite_indirect(node, out, t);
             for (const NodeId target : node.succ)
                 edges.emplace_back(target, ptx::EdgeKind::Indirect);
             return out;
@@ -322,21 +323,57 @@ private:
         return out;
     }
 
-    void rewrite_indirect(const RNode& node, Instruction& in) {
+    // Points the brx.idx at out[t] to the node's successors: a target list is rewritten in place;
+    // a .branchtargets table is left as it is and a fresh one, with the new targets, is written
+    // before the brx.idx.
+    void rewrite_indirect(const RNode& node, std::vector<ptx::Statement>& out, size_t t) {
         std::vector<ptx::BlockId> old_targets;
         for (const auto& edge : old_.edges)
             if (edge.from == node.block) old_targets.push_back(edge.to);
         if (old_targets == std::vector<ptx::BlockId>(node.succ.begin(), node.succ.end())) return;
-        Operand& list = in.operands.back();
-        if (list.kind != Operand::Kind::List)
-            throw std::runtime_error("emit: cannot retarget a brx.idx through a .branchtargets "
-                                     "table");
-        for (Operand& element : list.elements) {
-            const ptx::BlockId old = block_of_label_.at(element.text);
+        auto new_label = [&](const std::string& old_label) {
+            const ptx::BlockId old = block_of_label_.at(old_label);
             const auto slot = static_cast<size_t>(
                 std::find(old_targets.begin(), old_targets.end(), old) - old_targets.begin());
-            element.text = label_of(node.succ.at(slot));
+            return label_of(node.succ.at(slot));
+        };
+        Operand& list = std::get<Instruction>(out[t]).operands.back();
+        if (list.kind == Operand::Kind::List) {
+            for (Operand& element : list.elements)
+                element.text = new_label(element.text);
+            return;
         }
+        std::string targets;
+        for (const std::string& name : table_targets(list.text))
+            targets += (targets.empty() ? "" : ", ") + new_label(name);
+        const std::string table = unit_.new_label("t");
+        list.text = table;
+        const auto at = out.begin() + static_cast<std::ptrdiff_t>(t);
+        out.insert(out.insert(at, ptx::Directive{".branchtargets", targets, {}}),
+                   ptx::Label{table, {}});
+    }
+
+    // The names in the .branchtargets table `name` of the function.
+    std::vector<std::string> table_targets(const std::string& name) const {
+        for (const ptx::BasicBlock& block : old_.blocks)
+            for (size_t i = 0; i + 1 < block.statements.size(); ++i) {
+                const auto* label = std::get_if<ptx::Label>(&block.statements[i]);
+                const auto* table = std::get_if<ptx::Directive>(&block.statements[i + 1]);
+                if (!label || label->name != name || !table || table->name != ".branchtargets")
+                    continue;
+                std::vector<std::string> names;
+                std::string current;
+                for (const char c : table->text + ",") {
+                    if (c == ',') {
+                        if (!current.empty()) names.push_back(current);
+                        current.clear();
+                    } else if (!std::isspace(static_cast<unsigned char>(c))) {
+                        current += c;
+                    }
+                }
+                return names;
+            }
+        throw std::logic_error("emit: brx.idx names no .branchtargets table: " + name);
     }
 };
 

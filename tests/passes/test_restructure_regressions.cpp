@@ -8,6 +8,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 using namespace cfr::test;
 
 namespace {
@@ -177,4 +180,22 @@ TEST_CASE("regression: a do-while latch through a jump block is tail-controlled"
     CHECK(counter(run.reports[1], "branches added") == 0);
     CHECK(counter(run.reports[1], "dummies added") == 0);
     CHECK(run.text.find("@!%p1 bra \tN1;") != std::string::npos);
+}
+
+TEST_CASE("regression: a brx.idx through a .branchtargets table is retargeted",
+          "[restructure-branches][regression]") {
+    std::ifstream file(std::string(CFRJIT_SOURCE_DIR) + "/tests/data/ptx/handwritten_isa.ptx");
+    std::stringstream text;
+    text << file.rdbuf();
+    REQUIRE_FALSE(text.str().empty());
+    for (const char* config : {"loop+branch", "loop-copy+branch"}) {
+        INFO(config);
+        const auto run = run_pipeline_on(text.str(), cfr::passes::configuration(config).pipeline);
+        for (const auto& shape : function_shapes(run.text)) {
+            INFO("function " << shape.name);
+            CHECK(tail_structured(shape.klass));
+        }
+        CHECK(ptxas_errors(run.text) == "");
+        CHECK(run.text.find("brx.idx \t%r1, ts;") == std::string::npos);
+    }
 }
