@@ -199,3 +199,33 @@ TEST_CASE("regression: a brx.idx through a .branchtargets table is retargeted",
         CHECK(run.text.find("brx.idx \t%r1, ts;") == std::string::npos);
     }
 }
+
+TEST_CASE("regression: a cascade's joins ignore predecessors the entry cannot reach",
+          "[restructure-branches][regression]") {
+    using namespace cfr::restructure;
+    // 0 branches three ways on q to 1, 2 and 3, which all lead to 4; the dummy 5, which nothing
+    // reaches, also leads to 2.
+    RGraph g;
+    auto node = [&](NodeKind kind, std::vector<cfr::NodeId> succ) {
+        RNode n;
+        n.kind = kind;
+        n.var = kind == NodeKind::Branch ? "q" : "";
+        n.succ = std::move(succ);
+        g.nodes.push_back(std::move(n));
+    };
+    node(NodeKind::Branch, {1, 2, 3});
+    node(NodeKind::Dummy, {4});
+    node(NodeKind::Dummy, {4});
+    node(NodeKind::Dummy, {4});
+    node(NodeKind::Dummy, {6});
+    node(NodeKind::Dummy, {2});
+    node(NodeKind::Exit, {});
+    g.entry = 0;
+    g.exit = 6;
+    for (const Cascade cascade : {Cascade::DepthFirst, Cascade::BreadthFirst}) {
+        RGraph lowered = g;
+        lower_branches(lowered, cascade);
+        CHECK(tail_structured(
+            cfr::analysis::classify(lowered.digraph(), lowered.entry, lowered.exit).klass));
+    }
+}
