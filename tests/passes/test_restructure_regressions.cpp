@@ -129,6 +129,21 @@ N2:
     @%p2 bra N2;
 )");
 
+// 0>1 1>1,2 2>3,2: the same with the first loop's latch through a jump block.
+const std::string kTwoSelfLoopsJumpLatch = kernel(R"(
+N1:
+    add.u32 %r9, %r9, 1;
+    add.u32 %r3, %r3, %r9;
+    setp.ge.u32 %p1, %r9, %r2;
+    @%p1 bra N2;
+    bra N1;
+N2:
+    add.u32 %r9, %r9, 1;
+    add.u32 %r3, %r3, 5;
+    setp.lt.u32 %p2, %r9, 9;
+    @%p2 bra N2;
+)");
+
 // A do-while loop whose exit is the taken edge and whose repetition is a jump block.
 const std::string kJumpLatch = kernel(R"(
 N1:
@@ -162,6 +177,17 @@ TEST_CASE("regression: two self-loops in a row stay as they are",
         for (const auto& report : run.reports)
             CHECK_FALSE(report.changed);
         CHECK(run.text == reprinted(kTwoSelfLoops));
+    }
+}
+
+TEST_CASE("regression: two self-loops in a row, the first through a jump block",
+          "[restructure-loops][restructure-branches][regression]") {
+    check_configurations(kTwoSelfLoopsJumpLatch);
+    for (const char* pass : {"restructure-loops", "restructure-loops-copy"}) {
+        INFO(pass);
+        const auto run = run_pipeline_on(kTwoSelfLoopsJumpLatch, pass);
+        CHECK_FALSE(run.reports[0].changed);
+        CHECK(run.text == reprinted(kTwoSelfLoopsJumpLatch));
     }
 }
 
