@@ -6,11 +6,8 @@ namespace cfr::passes {
 
 const std::vector<PassInfo>& registered_passes() {
     static const std::vector<PassInfo> passes = {
-        divergence_pass(),
-        uniform_branches_pass(),
-        restructure_branches_pass(),
-        restructure_loops_pass(),
-        restructure_loops_copy_pass(),
+        divergence_pass(),        uniform_branches_pass(),       restructure_branches_pass(),
+        restructure_loops_pass(), restructure_loops_copy_pass(),
     };
     return passes;
 }

@@ -87,11 +87,11 @@ struct Variable {
     std::vector<std::string> linkage; // .visible .extern .weak .common
     std::string space;                // .reg .global .shared .const .local .param .tex .sreg ...
     std::optional<uint32_t> align;
-    std::string vector;                        // "" or ".v2" / ".v4" / ".v8"
-    std::string type;                          // ".b32", ".f64", ".pred", ".texref", ...
-    std::optional<std::string> ptr_space;      // .param .u64 .ptr .global ...
-    std::optional<uint32_t> ptr_align;         // ... .align 8
-    std::vector<std::string> attributes;       // e.g. ".attribute(.managed)"
+    std::string vector;                   // "" or ".v2" / ".v4" / ".v8"
+    std::string type;                     // ".b32", ".f64", ".pred", ".texref", ...
+    std::optional<std::string> ptr_space; // .param .u64 .ptr .global ...
+    std::optional<uint32_t> ptr_align;    // ... .align 8
+    std::vector<std::string> attributes;  // e.g. ".attribute(.managed)"
     std::string name;
     std::optional<uint32_t> range;             // %r<10> declares %r0 .. %r9
     std::vector<std::optional<uint64_t>> dims; // x[4][8]; nullopt for x[]

@@ -15,15 +15,18 @@ extern "C" __global__ void saxpy(const float* x, float* y, float a, int n, int r
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     float acc = y[i];
-    for (int r = 0; r < reps; ++r) acc = a * x[(i + r * 97) % n] + acc;
+    for (int r = 0; r < reps; ++r)
+        acc = a * x[(i + r * 97) % n] + acc;
     y[i] = acc;
 }
 extern "C" __global__ void collatz(const unsigned* in, unsigned* steps) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned v = in[i], s = 0;
     while (v != 1) {
-        if (v & 1) v = 3 * v + 1;
-        else v >>= 1;
+        if (v & 1)
+            v = 3 * v + 1;
+        else
+            v >>= 1;
         ++s;
     }
     steps[i] = s;
