@@ -45,7 +45,7 @@ def main():
 
     lines = ["| module | before | after loop+branch | after loop-copy+branch | "
              + " | ".join(f"growth {c}" for c in CONFIGS[1:]) + " |",
-             "|" + " --- |" * (3 + len(CONFIGS) - 1)]
+             "|" + " --- |" * (4 + len(CONFIGS) - 1)]
     for r in rows:
         lines.append(f"| {r['file']} | {r['before']} | {r['after']['loop+branch']} | "
                      f"{r['after']['loop-copy+branch']} | "
