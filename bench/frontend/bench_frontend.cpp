@@ -1,5 +1,6 @@
 // Front-end throughput: parse + CFG construction + structural classification of whole PTX
 // modules, set beside the time ptxas takes to compile the same files, taken in the same run.
+#include "bench/common/ptxas_timer.hpp"
 #include "passes/analysis/structure.hpp"
 #include "ptx/cfg.hpp"
 #include "ptx/parser.hpp"
@@ -18,11 +19,9 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
+using cfr::bench::Clock;
+using cfr::bench::seconds_since;
+using cfr::bench::time_ptxas;
 
 // One pass of the front end over a module; returns the number of blocks so the work is used.
 size_t front_end(const std::string& text, const std::string& name) {
@@ -45,19 +44,6 @@ double time_front_end(const std::string& text, const std::string& name, int repe
         const auto start = Clock::now();
         volatile size_t sink = front_end(text, name);
         (void)sink;
-        best = std::min(best, seconds_since(start));
-    }
-    return best;
-}
-
-double time_ptxas(const std::string& ptxas, const std::string& file, int repeat) {
-    const std::string command =
-        fmt::format("'{}' -arch=sm_90 '{}' -o /dev/null >/dev/null 2>&1", ptxas, file);
-    double best = 1e30;
-    for (int i = 0; i < repeat; ++i) {
-        const auto start = Clock::now();
-        if (std::system(command.c_str()) != 0)
-            throw std::runtime_error("ptxas rejected " + file + " (run: " + command + ")");
         best = std::min(best, seconds_since(start));
     }
     return best;

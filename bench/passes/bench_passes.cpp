@@ -1,5 +1,6 @@
 // Pass cost: the time of each pass and of whole configurations per module, set beside the time
 // ptxas -arch=sm_90 takes to compile the same module, measured in the same run.
+#include "bench/common/ptxas_timer.hpp"
 #include "passes/configurations.hpp"
 #include "passes/pipeline.hpp"
 #include "ptx/parser.hpp"
@@ -19,24 +20,9 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double time_ptxas(const std::string& ptxas, const std::string& file, int repeat) {
-    const std::string command =
-        fmt::format("'{}' -arch=sm_90 '{}' -o /dev/null >/dev/null 2>&1", ptxas, file);
-    double best = 1e30;
-    for (int i = 0; i < repeat; ++i) {
-        const auto start = Clock::now();
-        if (std::system(command.c_str()) != 0)
-            throw std::runtime_error("ptxas rejected " + file + " (run: " + command + ")");
-        best = std::min(best, seconds_since(start));
-    }
-    return best;
-}
+using cfr::bench::Clock;
+using cfr::bench::seconds_since;
+using cfr::bench::time_ptxas;
 
 // Best time of running one pipeline on a parsed module; the copy of the module is not timed.
 double time_pipeline(const cfr::ptx::Module& parsed, const std::string& pipeline, int repeat) {
