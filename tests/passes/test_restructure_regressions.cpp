@@ -15,37 +15,10 @@ using namespace cfr::test;
 
 namespace {
 
-// An entry kernel K(in, out) over 128 threads in two blocks: %r2 = in[global index] (0..7,
-// differs from thread to thread), %r3 the result, %r9 a trip counter, %rd5 = &out[index].
+// The shared entry kernel with %r3 the result (stored to out) and %r9 a trip counter.
 std::string kernel(const std::string& body) {
-    return R"(.version 7.0
-.target sm_75
-.address_size 64
-
-.visible .entry K(.param .u64 in, .param .u64 out)
-{
-    .reg .pred %p<8>;
-    .reg .b32 %r<20>;
-    .reg .b64 %rd<10>;
-    ld.param.u64 %rd1, [in];
-    ld.param.u64 %rd2, [out];
-    cvta.to.global.u64 %rd1, %rd1;
-    cvta.to.global.u64 %rd2, %rd2;
-    mov.u32 %r6, %ctaid.x;
-    mov.u32 %r7, %ntid.x;
-    mov.u32 %r8, %tid.x;
-    mad.lo.s32 %r1, %r6, %r7, %r8;
-    mul.wide.u32 %rd3, %r1, 4;
-    add.s64 %rd4, %rd1, %rd3;
-    add.s64 %rd5, %rd2, %rd3;
-    ld.global.u32 %r2, [%rd4];
-    mov.u32 %r3, 0;
-    mov.u32 %r9, 0;
-)" + body + R"(
-    st.global.u32 [%rd5], %r3;
-    ret;
-}
-)";
+    return entry_kernel("    mov.u32 %r3, 0;\n    mov.u32 %r9, 0;\n" + body +
+                        "\n    st.global.u32 [%rd5], %r3;\n    ret;\n");
 }
 
 OracleLaunch launch_k() {
