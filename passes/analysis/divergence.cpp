@@ -72,6 +72,31 @@ CallShape call_shape(const ptx::Instruction& call) {
     return shape;
 }
 
+// A set of variables as a bit vector, for the liveness sets.
+class VarSet {
+public:
+    explicit VarSet(size_t vars = 0) : words_((vars + 63) / 64, 0) {}
+    bool test(VarId v) const { return (words_[v / 64] >> (v % 64)) & 1; }
+    void set(VarId v) { words_[v / 64] |= uint64_t{1} << (v % 64); }
+    // this |= use | (out & ~def); true if anything was added.
+    bool merge_live(const VarSet& use, const VarSet& out, const VarSet& def) {
+        bool changed = false;
+        for (size_t w = 0; w < words_.size(); ++w) {
+            const uint64_t next = words_[w] | use.words_[w] | (out.words_[w] & ~def.words_[w]);
+            changed = changed || next != words_[w];
+            words_[w] = next;
+        }
+        return changed;
+    }
+    void unite(const VarSet& other) {
+        for (size_t w = 0; w < words_.size(); ++w)
+            words_[w] |= other.words_[w];
+    }
+
+private:
+    std::vector<uint64_t> words_;
+};
+
 struct Summary {
     std::vector<bool> param_divergent;
     std::vector<bool> param_local;
@@ -130,8 +155,8 @@ private:
     std::vector<bool> divergent_;
     std::vector<bool> local_;
     std::vector<Reason> reasons_;
-    std::vector<std::vector<bool>> live_in_; // per node (virtual exit included), per variable
-    std::vector<bool> under_divergence_;     // per block: inside a divergent branch's region
+    std::vector<VarSet> live_in_;        // per node (virtual exit included)
+    std::vector<bool> under_divergence_; // per block: inside a divergent branch's region
     std::vector<bool> branch_done_;
     std::vector<CallSite> calls_;
     std::deque<VarId> worklist_;
@@ -219,36 +244,29 @@ void FunctionAnalysis::compute_liveness() {
     const auto& g = unit_.graph();
     const size_t n = g.size();
     const size_t vars = names_.size();
-    std::vector<std::vector<bool>> use(n, std::vector<bool>(vars)), def(n, std::vector<bool>(vars));
+    std::vector<VarSet> use(n, VarSet(vars)), def(n, VarSet(vars));
     for (ptx::BlockId b = 0; b + 1 < n; ++b)
         for (int s : sites_of_block_[b]) {
             for (VarId v : sites_[s].uses)
-                if (!def[b][v]) use[b][v] = true;
+                if (!def[b].test(v)) use[b].set(v);
             // A guarded definition may not happen, so it does not kill.
             if (!sites_[s].instruction->guard)
                 for (VarId v : sites_[s].defs)
-                    def[b][v] = true;
+                    def[b].set(v);
         }
-    live_in_.assign(n, std::vector<bool>(vars));
+    live_in_.assign(n, VarSet(vars));
     const NodeId exit = unit_.cfg().exit();
     for (const auto& ret : unit_.function().returns)
-        live_in_[exit][find(ret.name)] = true;
+        live_in_[exit].set(find(ret.name));
     bool changed = true;
     while (changed) {
         changed = false;
         for (size_t k = n; k-- > 0;) {
             if (k == exit) continue;
-            std::vector<bool> out(vars);
+            VarSet out(vars);
             for (NodeId s : g.succ[k])
-                for (size_t v = 0; v < vars; ++v)
-                    if (live_in_[s][v]) out[v] = true;
-            for (size_t v = 0; v < vars; ++v) {
-                const bool in = use[k][v] || (out[v] && !def[k][v]);
-                if (in && !live_in_[k][v]) {
-                    live_in_[k][v] = true;
-                    changed = true;
-                }
-            }
+                out.unite(live_in_[s]);
+            changed = live_in_[k].merge_live(use[k], out, def[k]) || changed;
         }
     }
 }
@@ -364,7 +382,7 @@ bool FunctionAnalysis::apply_sync_dependence() {
             under_divergence_[r] = true;
             for (int s : sites_of_block_[r])
                 for (VarId d : sites_[s].defs)
-                    if (live_in_[ipdom][d])
+                    if (live_in_[ipdom].test(d))
                         mark(d, s, condition,
                              fmt::format("defined under the divergent branch at line {} and live "
                                          "where its paths reconverge",
@@ -388,7 +406,7 @@ bool FunctionAnalysis::apply_loop_exits() {
                 if (n >= cfg.blocks.size()) continue;
                 for (int s : sites_of_block_[n])
                     for (VarId d : sites_[s].defs)
-                        if (live_in_[to][d] && !divergent_[d]) {
+                        if (live_in_[to].test(d) && !divergent_[d]) {
                             mark(d, s, condition,
                                  fmt::format("leaves a loop through the divergent exit at line {}",
                                              branch->loc.line));
