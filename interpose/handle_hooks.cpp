@@ -13,6 +13,16 @@ bool enabled() {
     return Session::get().enabled();
 }
 
+// A synchronisation point of the program's own: forward it, then collect the launch timings
+// that have become ready.
+template <typename Real, typename... Args>
+CUresult synchronize_then_collect(Real real, Args... args) {
+    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+    const CUresult r = real(args...);
+    if (enabled()) cfr::interpose::collect_ready();
+    return r;
+}
+
 } // namespace
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule module,
@@ -71,35 +81,19 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library) {
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuCtxSynchronize(void) {
-    auto real = CFR_REAL(cuCtxSynchronize);
-    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    const CUresult r = real();
-    if (enabled()) cfr::interpose::collect_ready();
-    return r;
+    return synchronize_then_collect(CFR_REAL(cuCtxSynchronize));
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) {
-    auto real = CFR_REAL(cuCtxSynchronize_v2);
-    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    const CUresult r = real(ctx);
-    if (enabled()) cfr::interpose::collect_ready();
-    return r;
+    return synchronize_then_collect(CFR_REAL(cuCtxSynchronize_v2), ctx);
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream stream) {
-    auto real = CFR_REAL(cuStreamSynchronize);
-    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    const CUresult r = real(stream);
-    if (enabled()) cfr::interpose::collect_ready();
-    return r;
+    return synchronize_then_collect(CFR_REAL(cuStreamSynchronize), stream);
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream stream) {
-    auto real = CFR_REAL(cuStreamSynchronize_ptsz);
-    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    const CUresult r = real(stream);
-    if (enabled()) cfr::interpose::collect_ready();
-    return r;
+    return synchronize_then_collect(CFR_REAL(cuStreamSynchronize_ptsz), stream);
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
