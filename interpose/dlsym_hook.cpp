@@ -1,37 +1,86 @@
 // dlsym, defined without a symbol version so that it answers both dlsym@GLIBC_2.34 (programs
-// with static cudart) and dlsym@GLIBC_2.2.5 (libcudart.so): a lookup of a wrapped driver entry
-// point by its exact export name gets the shim's wrapper; everything else gets libc's answer.
+// with static cudart) and dlsym@GLIBC_2.2.5 (libcudart.so). Only a lookup of a CUDA entry point
+// ("cu...") on a real handle is answered by the shim, which puts its wrapper in place of the
+// driver's function. Every other lookup, and every RTLD_NEXT lookup, jumps to libc's dlsym with
+// the caller's own return address still on the stack, so that glibc resolves RTLD_NEXT relative
+// to the real caller exactly as it would without the shim: other preloaded libraries may call
+// dlsym from their constructors, before the shim is initialised (docs/shim.md, "Coexisting").
 #include "interpose/hooks.hpp"
 #include "interpose/real_driver.hpp"
 
 #include <dlfcn.h>
-#include <link.h>
 
-namespace {
+extern "C" {
 
-// RTLD_NEXT must mean "after the caller", not "after the shim": search the objects that follow
-// the caller's in load order.
-void* next_after(const void* caller, const char* name) {
-    Dl_info info;
-    link_map* map = nullptr;
-    if (dladdr1(caller, &info, reinterpret_cast<void**>(&map), RTLD_DL_LINKMAP) == 0 ||
-        map == nullptr)
-        return cfr::interpose::real_dlsym()(RTLD_NEXT, name);
-    for (link_map* m = map->l_next; m != nullptr; m = m->l_next)
-        if (void* p = cfr::interpose::real_dlsym()(m, name)) return p;
-    return nullptr;
+// Read by the trampoline below; written once, by cfr_resolve_libc_dlsym.
+__attribute__((visibility("hidden"))) void* cfr_libc_dlsym = nullptr;
+
+__attribute__((visibility("hidden"), used)) void* cfr_resolve_libc_dlsym() {
+    cfr_libc_dlsym = reinterpret_cast<void*>(cfr::interpose::real_dlsym());
+    return cfr_libc_dlsym;
 }
 
-} // namespace
-
-extern "C" __attribute__((visibility("default"))) void* dlsym(void* handle, const char* name) {
+// A driver entry point looked up on a handle (the driver's, or RTLD_DEFAULT): libc's answer,
+// with the shim's wrapper in place of a wrapped function.
+__attribute__((visibility("hidden"), used)) void* cfr_dlsym_driver_name(void* handle,
+                                                                        const char* name) {
     using namespace cfr::interpose;
     const DlsymFn libc_dlsym = real_dlsym();
     if (libc_dlsym == nullptr) return nullptr;
-    void* result = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name)
-                                       : libc_dlsym(handle, name);
-    if (result == nullptr || name[0] != 'c' || name[1] != 'u') return result;
-    Hook* h = find_hook(name);
+    void* result = libc_dlsym(handle, name);
+    if (result == nullptr) return nullptr;
+    const Hook* h = find_hook(name);
     if (h == nullptr) return result;
     return wrap(static_cast<HookId>(h - &hook(static_cast<HookId>(0))), result);
 }
+
+} // extern "C"
+
+#if defined(__x86_64__)
+// dlsym(handle %rdi, name %rsi): "cu..." names on any handle but RTLD_NEXT ((void*)-1) go to
+// cfr_dlsym_driver_name; everything else is a tail jump into libc's dlsym.
+asm(R"(
+    .text
+    .globl dlsym
+    .type dlsym, @function
+dlsym:
+    .cfi_startproc
+    cmpq $-1, %rdi
+    je 1f
+    testq %rsi, %rsi
+    je 1f
+    cmpb $0x63, (%rsi)
+    jne 1f
+    cmpb $0x75, 1(%rsi)
+    jne 1f
+    jmp cfr_dlsym_driver_name
+1:
+    movq cfr_libc_dlsym(%rip), %rax
+    testq %rax, %rax
+    je 2f
+    jmp *%rax
+2:
+    pushq %rdi
+    .cfi_adjust_cfa_offset 8
+    pushq %rsi
+    .cfi_adjust_cfa_offset 8
+    subq $8, %rsp
+    .cfi_adjust_cfa_offset 8
+    call cfr_resolve_libc_dlsym
+    addq $8, %rsp
+    .cfi_adjust_cfa_offset -8
+    popq %rsi
+    .cfi_adjust_cfa_offset -8
+    popq %rdi
+    .cfi_adjust_cfa_offset -8
+    testq %rax, %rax
+    je 3f
+    jmp *%rax
+3:
+    ret
+    .cfi_endproc
+    .size dlsym, .-dlsym
+)");
+#else
+#error "interpose/dlsym_hook.cpp: the dlsym trampoline is written for x86-64 only"
+#endif

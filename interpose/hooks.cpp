@@ -85,7 +85,8 @@ void* real_function(HookId id) {
     Hook& h = hook(id);
     void* p = h.real.load(std::memory_order_acquire);
     if (p != nullptr) return p;
-    p = lookup_real(h.name);
+    p = next_definition(h.name);
+    if (p == nullptr || is_wrapper(p)) p = lookup_real(h.name);
     if (p == nullptr || is_wrapper(p)) return nullptr;
     void* expected = nullptr;
     h.real.compare_exchange_strong(expected, p, std::memory_order_acq_rel);
@@ -93,11 +94,10 @@ void* real_function(HookId id) {
 }
 
 void* wrap(HookId id, void* real) {
-    Hook& h = hook(id);
     if (real == nullptr || is_wrapper(real)) return real;
-    void* expected = nullptr;
-    h.real.compare_exchange_strong(expected, real, std::memory_order_acq_rel);
-    return h.wrapper;
+    // The driver's own answer wins over a definition found by symbol lookup.
+    hook(id).real.store(real, std::memory_order_release);
+    return hook(id).wrapper;
 }
 
 Hook* hook_for_request(const char* name, int cuda_version, uint64_t flags, HookId* id) {

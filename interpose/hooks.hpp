@@ -26,11 +26,13 @@ Hook& hook(HookId id);
 Hook* find_hook(const char* export_name);
 bool is_wrapper(const void* p);
 
-// The real function behind a hook, or null when the driver has none.
+// The function behind a hook, or null when there is none: the one the driver handed out through
+// the program's own lookups, else the next definition after the shim (another interposer, or the
+// driver the program links), else the driver's export.
 void* real_function(HookId id);
 
-// Records a real function the program looked up (through dlsym or cuGetProcAddress) and returns
-// the wrapper that stands for it.
+// Records a function the driver handed out (through dlsym on its handle or cuGetProcAddress) and
+// returns the wrapper that stands for it.
 void* wrap(HookId id, void* real);
 
 // For cuGetProcAddress: the hook for a (name, cudaVersion, flags) request, or null.

@@ -47,6 +47,10 @@ void* lookup_real(const char* name) {
     return real_dlsym()(h, name);
 }
 
+void* next_definition(const char* name) {
+    return real_dlsym() != nullptr ? real_dlsym()(RTLD_NEXT, name) : nullptr;
+}
+
 const DriverApi& driver_api() {
     static const DriverApi api = [] {
         DriverApi a;

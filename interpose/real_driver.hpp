@@ -15,6 +15,10 @@ void* driver_handle();
 // A function of the real driver by export name; null when it has none.
 void* lookup_real(const char* name);
 
+// The next definition of `name` after the shim in the program's lookup order (RTLD_NEXT), which
+// is another interposer preloaded after the shim or the driver the program links; null if none.
+void* next_definition(const char* name);
+
 // The real driver's functions the shim calls for itself.
 struct DriverApi {
     decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr;
