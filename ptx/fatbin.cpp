@@ -1,18 +1,34 @@
-// Fatbin container walking and payload decompression (liblz4 raw blocks, zstd frames).
+// Fatbin container walking, payload decompression (liblz4 raw blocks, zstd frames) and writing.
+// Reads with a known size are bounds-checked throughout: the reader is fed damaged input.
 #include "ptx/fatbin.hpp"
+
+#include "ptx/cubin.hpp"
 
 #include <lz4.h>
 #include <zstd.h>
 
 #include <cstring>
+#include <memory>
 
 namespace cfr::ptx::fatbin {
 namespace {
 
-constexpr uint64_t kFlagLz4 = 0x2000;
-constexpr uint64_t kFlagZstd = 0x8000;
 constexpr size_t kContainerHeaderSize = 16;
 constexpr size_t kEntryHeaderMinSize = 64;
+constexpr size_t kPtxHeaderSize = 80;
+constexpr size_t kWrapperSize = 24;
+constexpr uint16_t kContainerVersion = 1;
+constexpr uint16_t kEntryHeaderVersion = 0x0101;
+constexpr uint32_t kOptionsDescriptorOffset = 0x40;
+constexpr uint64_t kDefaultFlags = 0x11; // 64-bit, Linux
+constexpr uint64_t kMaxUncompressed = uint64_t{1} << 32;
+constexpr int kLz4MaxRatio = 255;
+constexpr size_t kMaxPrelinked = 1 << 16;
+
+// Entry header fields (little-endian offsets).
+constexpr size_t kOffKind = 0, kOffHeaderVersion = 2, kOffHeaderSize = 4, kOffStored = 8,
+                 kOffCompressed = 16, kOffOptions = 20, kOffMinor = 24, kOffMajor = 26, kOffSm = 28,
+                 kOffFlags = 40, kOffUncompressed = 56;
 
 template <typename T>
 T load(const uint8_t* p) {
@@ -21,27 +37,101 @@ T load(const uint8_t* p) {
     return value;
 }
 
+template <typename T>
+void store(std::string& out, size_t at, T value) {
+    std::memcpy(out.data() + at, &value, sizeof(T));
+}
+
+std::string inflate_lz4(const uint8_t* payload, uint32_t compressed, uint64_t uncompressed) {
+    if (uncompressed > uint64_t{compressed} * kLz4MaxRatio + kEntryHeaderMinSize)
+        throw FatbinError("fatbin entry: LZ4 size larger than its block can hold");
+    std::string out(uncompressed, '\0');
+    const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(payload), out.data(),
+                                      static_cast<int>(compressed), static_cast<int>(uncompressed));
+    if (n < 0) throw FatbinError("fatbin entry: corrupt LZ4 block");
+    out.resize(static_cast<size_t>(n));
+    return out;
+}
+
+// Streams the frame so that memory grows only with what really comes out, up to `limit`.
+std::string inflate_zstd(const uint8_t* payload, uint32_t compressed, uint64_t limit) {
+    std::unique_ptr<ZSTD_DCtx, size_t (*)(ZSTD_DCtx*)> ctx(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    if (!ctx) throw FatbinError("fatbin entry: zstd: out of memory");
+    ZSTD_inBuffer in{payload, compressed, 0};
+    std::string out;
+    size_t produced = 0;
+    for (;;) {
+        if (produced == out.size()) {
+            if (out.size() >= limit)
+                throw FatbinError("fatbin entry: zstd frame larger than its stated size");
+            out.resize(std::min<uint64_t>(limit, std::max<size_t>(out.size() * 2, 1 << 16)));
+        }
+        ZSTD_outBuffer buffer{out.data(), out.size(), produced};
+        const size_t r = ZSTD_decompressStream(ctx.get(), &buffer, &in);
+        if (ZSTD_isError(r))
+            throw FatbinError(std::string("fatbin entry: zstd: ") + ZSTD_getErrorName(r));
+        produced = buffer.pos;
+        if (r == 0) break;
+        if (in.pos == in.size && buffer.pos < buffer.size)
+            throw FatbinError("fatbin entry: truncated zstd frame");
+    }
+    out.resize(produced);
+    return out;
+}
+
 std::string decompress(const uint8_t* payload, uint64_t stored, uint64_t flags,
                        uint32_t compressed_size, uint64_t uncompressed_size) {
     if ((flags & (kFlagLz4 | kFlagZstd)) == 0)
         return std::string(reinterpret_cast<const char*>(payload), stored);
     if (compressed_size == 0 || compressed_size > stored || uncompressed_size == 0 ||
-        uncompressed_size > (uint64_t{1} << 32))
+        uncompressed_size > kMaxUncompressed)
         throw FatbinError("fatbin entry: bad compressed or uncompressed size");
-    std::string out(uncompressed_size, '\0');
-    if (flags & kFlagLz4) {
-        const int n = LZ4_decompress_safe(reinterpret_cast<const char*>(payload), out.data(),
-                                          static_cast<int>(compressed_size),
-                                          static_cast<int>(uncompressed_size));
-        if (n < 0) throw FatbinError("fatbin entry: corrupt LZ4 block");
-        out.resize(static_cast<size_t>(n));
+    if (flags & kFlagLz4) return inflate_lz4(payload, compressed_size, uncompressed_size);
+    return inflate_zstd(payload, compressed_size, uncompressed_size);
+}
+
+// An ELF stored plain is padded with up to 7 zero bytes; its own headers say where it ends.
+void trim_elf_padding(std::string& elf) {
+    const auto end = cubin::extent(elf);
+    if (!end || *end > elf.size() || elf.size() - *end >= 8) return;
+    if (elf.find_first_not_of('\0', *end) == std::string::npos) elf.resize(*end);
+}
+
+Entry read_entry(const uint8_t* p, uint32_t header_size, uint64_t stored) {
+    Entry entry;
+    entry.kind = static_cast<EntryKind>(load<uint16_t>(p + kOffKind));
+    entry.version_minor = load<uint16_t>(p + kOffMinor);
+    entry.version_major = load<uint16_t>(p + kOffMajor);
+    entry.sm_arch = load<uint32_t>(p + kOffSm);
+    entry.flags = load<uint64_t>(p + kOffFlags);
+    entry.header.assign(reinterpret_cast<const char*>(p), header_size);
+    entry.payload =
+        decompress(p + header_size, stored, entry.flags, load<uint32_t>(p + kOffCompressed),
+                   load<uint64_t>(p + kOffUncompressed));
+    if (entry.kind == EntryKind::Ptx) {
+        const size_t nul = entry.payload.find('\0');
+        if (nul != std::string::npos) entry.payload.resize(nul);
     } else {
-        const size_t n = ZSTD_decompress(out.data(), out.size(), payload, compressed_size);
-        if (ZSTD_isError(n))
-            throw FatbinError(std::string("fatbin entry: zstd: ") + ZSTD_getErrorName(n));
-        out.resize(n);
+        trim_elf_padding(entry.payload);
     }
-    return out;
+    return entry;
+}
+
+std::string default_header(EntryKind kind) {
+    std::string header(kind == EntryKind::Ptx ? kPtxHeaderSize : kEntryHeaderMinSize, '\0');
+    if (kind == EntryKind::Ptx) {
+        // An empty ptxas-options string: descriptor {offset 0x48, length 0} at 0x40.
+        store<uint32_t>(header, kOffOptions, kOptionsDescriptorOffset);
+        store<uint32_t>(header, kOptionsDescriptorOffset, kOptionsDescriptorOffset + 8);
+    }
+    return header;
+}
+
+std::string stored_payload(const Entry& entry) {
+    std::string payload = entry.payload;
+    if (entry.kind == EntryKind::Ptx) payload.push_back('\0');
+    payload.resize((payload.size() + 7) / 8 * 8, '\0');
+    return payload;
 }
 
 } // namespace
@@ -59,11 +149,36 @@ ImageKind classify(const void* image) {
     return ImageKind::Text;
 }
 
-const void* container_of_wrapper(const void* wrapper) {
+int wrapper_version(const void* wrapper) {
     const auto* p = static_cast<const uint8_t*>(wrapper);
     if (load<uint32_t>(p) != kWrapperMagic)
         throw FatbinError("not a fatbin wrapper (magic 0x466243B1)");
-    return reinterpret_cast<const void*>(load<uintptr_t>(p + 8));
+    return static_cast<int>(load<uint32_t>(p + 4));
+}
+
+const void* container_of_wrapper(const void* wrapper) {
+    wrapper_version(wrapper);
+    return reinterpret_cast<const void*>(load<uintptr_t>(static_cast<const uint8_t*>(wrapper) + 8));
+}
+
+std::vector<const void*> prelinked_containers(const void* wrapper) {
+    std::vector<const void*> out;
+    if (wrapper_version(wrapper) != kWrapperVersionLinked) return out;
+    const auto* list = reinterpret_cast<const void* const*>(
+        load<uintptr_t>(static_cast<const uint8_t*>(wrapper) + kWrapperSize - 8));
+    if (!list) return out;
+    for (size_t i = 0; list[i]; ++i) {
+        if (i == kMaxPrelinked) throw FatbinError("fatbin wrapper: unterminated prelinked list");
+        out.push_back(list[i]);
+    }
+    return out;
+}
+
+size_t container_size(const void* container) {
+    const auto* base = static_cast<const uint8_t*>(container);
+    if (load<uint32_t>(base) != kContainerMagic)
+        throw FatbinError("not a fatbin container (magic 0xBA55ED50)");
+    return load<uint16_t>(base + 6) + load<uint64_t>(base + 8);
 }
 
 std::vector<Entry> read_container(const void* container, size_t size) {
@@ -75,37 +190,57 @@ std::vector<Entry> read_container(const void* container, size_t size) {
     const uint16_t header_size = load<uint16_t>(base + 6);
     const uint64_t fat_size = load<uint64_t>(base + 8);
     if (header_size < kContainerHeaderSize) throw FatbinError("fatbin: bad container header size");
-    if (size != 0 && header_size + fat_size > size)
+    if (size != 0 && (header_size > size || fat_size > size - header_size))
         throw FatbinError("fatbin: container larger than the image");
 
     std::vector<Entry> entries;
     const uint8_t* p = base + header_size;
-    const uint8_t* end = p + fat_size;
-    while (p + kEntryHeaderMinSize <= end) {
-        const uint16_t kind = load<uint16_t>(p);
-        const uint32_t entry_header = load<uint32_t>(p + 4);
-        const uint64_t stored = load<uint64_t>(p + 8);
-        if (entry_header < kEntryHeaderMinSize || p + entry_header + stored > end)
+    uint64_t left = fat_size;
+    while (left >= kEntryHeaderMinSize) {
+        const uint16_t kind = load<uint16_t>(p + kOffKind);
+        const uint32_t entry_header = load<uint32_t>(p + kOffHeaderSize);
+        const uint64_t stored = load<uint64_t>(p + kOffStored);
+        if (entry_header < kEntryHeaderMinSize || entry_header > left ||
+            stored > left - entry_header)
             throw FatbinError("fatbin: entry runs past the container");
         if (kind == static_cast<uint16_t>(EntryKind::Ptx) ||
-            kind == static_cast<uint16_t>(EntryKind::Elf)) {
-            Entry entry;
-            entry.kind = static_cast<EntryKind>(kind);
-            entry.version_minor = load<uint16_t>(p + 24);
-            entry.version_major = load<uint16_t>(p + 26);
-            entry.sm_arch = load<uint32_t>(p + 28);
-            entry.flags = load<uint64_t>(p + 40);
-            entry.payload = decompress(p + entry_header, stored, entry.flags,
-                                       load<uint32_t>(p + 16), load<uint64_t>(p + 56));
-            if (entry.kind == EntryKind::Ptx) {
-                const size_t nul = entry.payload.find('\0');
-                if (nul != std::string::npos) entry.payload.resize(nul);
-            }
-            entries.push_back(std::move(entry));
-        }
+            kind == static_cast<uint16_t>(EntryKind::Elf))
+            entries.push_back(read_entry(p, entry_header, stored));
         p += entry_header + stored;
+        left -= entry_header + stored;
     }
     return entries;
+}
+
+std::string write_container(const std::vector<Entry>& entries) {
+    std::string out(kContainerHeaderSize, '\0');
+    for (const Entry& entry : entries) {
+        std::string header =
+            entry.header.size() >= kEntryHeaderMinSize ? entry.header : default_header(entry.kind);
+        const std::string payload = stored_payload(entry);
+        store<uint16_t>(header, kOffKind, static_cast<uint16_t>(entry.kind));
+        store<uint16_t>(header, kOffHeaderVersion, kEntryHeaderVersion);
+        store<uint32_t>(header, kOffHeaderSize, static_cast<uint32_t>(header.size()));
+        store<uint64_t>(header, kOffStored, payload.size());
+        store<uint32_t>(header, kOffCompressed, 0);
+        store<uint16_t>(header, kOffMinor, entry.version_minor);
+        store<uint16_t>(header, kOffMajor, entry.version_major);
+        store<uint32_t>(header, kOffSm, entry.sm_arch);
+        const uint64_t flags = entry.flags & ~(kFlagLz4 | kFlagZstd);
+        store<uint64_t>(header, kOffFlags, entry.header.empty() && !flags ? kDefaultFlags : flags);
+        store<uint64_t>(header, kOffUncompressed, 0);
+        out += header;
+        out += payload;
+    }
+    store<uint32_t>(out, 0, kContainerMagic);
+    store<uint16_t>(out, 4, kContainerVersion);
+    store<uint16_t>(out, 6, static_cast<uint16_t>(kContainerHeaderSize));
+    store<uint64_t>(out, 8, out.size() - kContainerHeaderSize);
+    return out;
+}
+
+std::string describe(const Entry& entry) {
+    return (entry.kind == EntryKind::Ptx ? "compute_" : "sm_") + std::to_string(entry.sm_arch);
 }
 
 std::string extract_ptx(const void* image, uint32_t max_sm, size_t size) {
@@ -128,9 +263,7 @@ std::string extract_ptx(const void* image, uint32_t max_sm, size_t size) {
     const Entry* best = nullptr;
     std::string archs;
     for (const Entry& e : entries) {
-        archs += (archs.empty() ? "" : ", ") +
-                 std::string(e.kind == EntryKind::Ptx ? "compute_" : "sm_") +
-                 std::to_string(e.sm_arch);
+        archs += (archs.empty() ? "" : ", ") + describe(e);
         if (e.kind == EntryKind::Ptx && e.sm_arch <= max_sm && (!best || e.sm_arch > best->sm_arch))
             best = &e;
     }
