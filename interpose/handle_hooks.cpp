@@ -1,12 +1,16 @@
-// Where kernel and module handles come from and go: names for the report, timing collected at
-// the program's own synchronisation points, pending launches forgotten with their context.
+// Where kernel, global and module handles come from and go: names for the report, handles of a
+// rewritten module translated to the original's after the driver refused it at first use (lazy
+// loading), and timing collected at the program's own synchronisation points and unloads.
 #include "interpose/cuda_abi.hpp"
+#include "interpose/fallback.hpp"
 #include "interpose/hooks.hpp"
 #include "interpose/launch_timer.hpp"
 #include "runtime/session.hpp"
 
 namespace {
 
+using cfr::interpose::with_function;
+using cfr::interpose::with_owner;
 using cfr::runtime::Session;
 
 bool enabled() {
@@ -23,61 +27,134 @@ CUresult synchronize_then_collect(Real real, Args... args) {
     return r;
 }
 
+// Unloads a module or library, and the original that stood in for it after a refusal.
+template <typename Real, typename Handle>
+CUresult unload(Real real, Handle handle) {
+    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!enabled()) return real(handle);
+    cfr::interpose::collect_ready();
+    const CUresult r = real(handle);
+    if (r != CUDA_SUCCESS) return r;
+    Session::get().module_unloaded(handle);
+    if (void* original = cfr::interpose::owner_unloaded(handle))
+        real(static_cast<Handle>(original));
+    return r;
+}
+
 } // namespace
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleGetFunction(CUfunction* f, CUmodule module,
                                                      const char* name) {
     auto real = CFR_REAL(cuModuleGetFunction);
     if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    const CUresult r = real(f, module, name);
-    if (r == CUDA_SUCCESS && enabled() && f != nullptr && name != nullptr)
+    if (!enabled()) return real(f, module, name);
+    const CUresult r =
+        with_owner(module, [&](void* m) { return real(f, static_cast<CUmodule>(m), name); });
+    if (r == CUDA_SUCCESS && f != nullptr && name != nullptr) {
         Session::get().register_kernel(*f, name, module);
+        cfr::interpose::function_obtained(*f, module, name);
+    }
     return r;
+}
+
+CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleGetGlobal_v2(CUdeviceptr* dptr, size_t* bytes,
+                                                      CUmodule module, const char* name) {
+    auto real = CFR_REAL(cuModuleGetGlobal_v2);
+    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!enabled()) return real(dptr, bytes, module, name);
+    return with_owner(module,
+                      [&](void* m) { return real(dptr, bytes, static_cast<CUmodule>(m), name); });
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryGetKernel(CUkernel* k, CUlibrary library,
                                                     const char* name) {
     auto real = CFR_REAL(cuLibraryGetKernel);
     if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    const CUresult r = real(k, library, name);
-    if (r == CUDA_SUCCESS && enabled() && k != nullptr && name != nullptr)
+    if (!enabled()) return real(k, library, name);
+    const CUresult r =
+        with_owner(library, [&](void* l) { return real(k, static_cast<CUlibrary>(l), name); });
+    if (r == CUDA_SUCCESS && k != nullptr && name != nullptr) {
         Session::get().register_kernel(*k, name, library);
+        cfr::interpose::function_obtained(*k, library, name);
+    }
+    return r;
+}
+
+CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes,
+                                                    CUlibrary library, const char* name) {
+    auto real = CFR_REAL(cuLibraryGetGlobal);
+    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!enabled()) return real(dptr, bytes, library, name);
+    return with_owner(library,
+                      [&](void* l) { return real(dptr, bytes, static_cast<CUlibrary>(l), name); });
+}
+
+CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryGetModule(CUmodule* module, CUlibrary library) {
+    auto real = CFR_REAL(cuLibraryGetModule);
+    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!enabled()) return real(module, library);
+    const CUresult r =
+        with_owner(library, [&](void* l) { return real(module, static_cast<CUlibrary>(l)); });
+    if (r == CUDA_SUCCESS && module != nullptr) Session::get().alias_module(*module, library);
     return r;
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuKernelGetFunction(CUfunction* f, CUkernel kernel) {
     auto real = CFR_REAL(cuKernelGetFunction);
     if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    const CUresult r = real(f, kernel);
-    if (r == CUDA_SUCCESS && enabled() && f != nullptr) Session::get().alias_kernel(*f, kernel);
+    if (!enabled()) return real(f, kernel);
+    const CUresult r =
+        with_function(kernel, [&](void* k) { return real(f, static_cast<CUkernel>(k)); });
+    if (r == CUDA_SUCCESS && f != nullptr) {
+        Session::get().alias_kernel(*f, kernel);
+        cfr::interpose::function_aliased(*f, kernel);
+    }
     return r;
 }
 
-CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryGetModule(CUmodule* module, CUlibrary library) {
-    auto real = CFR_REAL(cuLibraryGetModule);
+// Attribute queries and settings make the driver compile a lazily loaded module too.
+CFR_SHIM_EXPORT CUresult CUDAAPI cuFuncGetAttribute(int* value, CUfunction_attribute attribute,
+                                                    CUfunction f) {
+    auto real = CFR_REAL(cuFuncGetAttribute);
     if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    const CUresult r = real(module, library);
-    if (r == CUDA_SUCCESS && enabled() && module != nullptr)
-        Session::get().alias_module(*module, library);
-    return r;
+    if (!enabled()) return real(value, attribute, f);
+    return with_function(
+        f, [&](void* g) { return real(value, attribute, static_cast<CUfunction>(g)); });
+}
+
+CFR_SHIM_EXPORT CUresult CUDAAPI cuFuncSetAttribute(CUfunction f, CUfunction_attribute attribute,
+                                                    int value) {
+    auto real = CFR_REAL(cuFuncSetAttribute);
+    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!enabled()) return real(f, attribute, value);
+    return with_function(
+        f, [&](void* g) { return real(static_cast<CUfunction>(g), attribute, value); });
+}
+
+CFR_SHIM_EXPORT CUresult CUDAAPI cuKernelGetAttribute(int* value, CUfunction_attribute attribute,
+                                                      CUkernel kernel, CUdevice dev) {
+    auto real = CFR_REAL(cuKernelGetAttribute);
+    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!enabled()) return real(value, attribute, kernel, dev);
+    return with_function(
+        kernel, [&](void* k) { return real(value, attribute, static_cast<CUkernel>(k), dev); });
+}
+
+CFR_SHIM_EXPORT CUresult CUDAAPI cuKernelSetAttribute(CUfunction_attribute attribute, int value,
+                                                      CUkernel kernel, CUdevice dev) {
+    auto real = CFR_REAL(cuKernelSetAttribute);
+    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
+    if (!enabled()) return real(attribute, value, kernel, dev);
+    return with_function(
+        kernel, [&](void* k) { return real(attribute, value, static_cast<CUkernel>(k), dev); });
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleUnload(CUmodule module) {
-    auto real = CFR_REAL(cuModuleUnload);
-    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    if (enabled()) cfr::interpose::collect_ready();
-    const CUresult r = real(module);
-    if (r == CUDA_SUCCESS && enabled()) Session::get().module_unloaded(module);
-    return r;
+    return unload(CFR_REAL(cuModuleUnload), module);
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library) {
-    auto real = CFR_REAL(cuLibraryUnload);
-    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    if (enabled()) cfr::interpose::collect_ready();
-    const CUresult r = real(library);
-    if (r == CUDA_SUCCESS && enabled()) Session::get().module_unloaded(library);
-    return r;
+    return unload(CFR_REAL(cuLibraryUnload), library);
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuCtxSynchronize(void) {
@@ -94,34 +171,4 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream stream) {
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuStreamSynchronize_ptsz(CUstream stream) {
     return synchronize_then_collect(CFR_REAL(cuStreamSynchronize_ptsz), stream);
-}
-
-CFR_SHIM_EXPORT CUresult CUDAAPI cuCtxDestroy(CUcontext ctx) {
-    auto real = CFR_REAL(cuCtxDestroy);
-    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    if (enabled()) cfr::interpose::context_going(ctx);
-    return real(ctx);
-}
-
-CFR_SHIM_EXPORT CUresult CUDAAPI cuCtxDestroy_v2(CUcontext ctx) {
-    auto real = CFR_REAL(cuCtxDestroy_v2);
-    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    if (enabled()) cfr::interpose::context_going(ctx);
-    return real(ctx);
-}
-
-// Releasing a primary context may destroy it: what is ready is read first; launches still
-// pending are waited for at exit only if their context survived.
-CFR_SHIM_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev) {
-    auto real = CFR_REAL(cuDevicePrimaryCtxRelease);
-    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    if (enabled()) cfr::interpose::collect_ready();
-    return real(dev);
-}
-
-CFR_SHIM_EXPORT CUresult CUDAAPI cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
-    auto real = CFR_REAL(cuDevicePrimaryCtxRelease_v2);
-    if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    if (enabled()) cfr::interpose::collect_ready();
-    return real(dev);
 }

@@ -10,12 +10,18 @@
     X(cuModuleLoadFatBinary)                                                                       \
     X(cuModuleUnload)                                                                              \
     X(cuModuleGetFunction)                                                                         \
+    X(cuModuleGetGlobal_v2)                                                                        \
     X(cuLibraryLoadData)                                                                           \
     X(cuLibraryLoadFromFile)                                                                       \
     X(cuLibraryUnload)                                                                             \
     X(cuLibraryGetKernel)                                                                          \
     X(cuLibraryGetModule)                                                                          \
+    X(cuLibraryGetGlobal)                                                                          \
     X(cuKernelGetFunction)                                                                         \
+    X(cuKernelGetAttribute)                                                                        \
+    X(cuKernelSetAttribute)                                                                        \
+    X(cuFuncGetAttribute)                                                                          \
+    X(cuFuncSetAttribute)                                                                          \
     X(cuLinkAddData)                                                                               \
     X(cuLinkAddData_v2)                                                                            \
     X(cuLinkAddFile)                                                                               \
@@ -32,5 +38,16 @@
     X(cuStreamSynchronize_ptsz)                                                                    \
     X(cuCtxDestroy)                                                                                \
     X(cuCtxDestroy_v2)                                                                             \
+    X(cuDevicePrimaryCtxRetain)                                                                    \
     X(cuDevicePrimaryCtxRelease)                                                                   \
-    X(cuDevicePrimaryCtxRelease_v2)
+    X(cuDevicePrimaryCtxRelease_v2)                                                                \
+    X(cuDevicePrimaryCtxReset)                                                                     \
+    X(cuDevicePrimaryCtxReset_v2)                                                                  \
+    X(cuGraphInstantiate)                                                                          \
+    X(cuGraphInstantiate_v2)                                                                       \
+    X(cuGraphInstantiateWithFlags)                                                                 \
+    X(cuGraphInstantiateWithParams)                                                                \
+    X(cuGraphInstantiateWithParams_ptsz)                                                           \
+    X(cuGraphLaunch)                                                                               \
+    X(cuGraphLaunch_ptsz)                                                                          \
+    X(cuGraphExecDestroy)

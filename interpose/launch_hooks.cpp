@@ -6,16 +6,22 @@
 
 namespace {
 
+using cfr::interpose::LaunchSubject;
 using cfr::interpose::timed_launch;
 using cfr::runtime::Dim3;
+
+CUfunction function_of(const void* f) {
+    return static_cast<CUfunction>(const_cast<void*>(f));
+}
 
 template <class Real>
 CUresult launch(Real real, bool per_thread, CUfunction f, unsigned gx, unsigned gy, unsigned gz,
                 unsigned bx, unsigned by, unsigned bz, unsigned shmem, CUstream stream,
                 void** params, void** extra) {
     if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    return timed_launch(f, Dim3{gx, gy, gz}, Dim3{bx, by, bz}, stream, per_thread, [&] {
-        return real(f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
+    const LaunchSubject subject{f, nullptr, Dim3{gx, gy, gz}, Dim3{bx, by, bz}};
+    return timed_launch(subject, stream, per_thread, [&](const void* fn) {
+        return real(function_of(fn), gx, gy, gz, bx, by, bz, shmem, stream, params, extra);
     });
 }
 
@@ -24,8 +30,10 @@ CUresult launch_cooperative(Real real, bool per_thread, CUfunction f, unsigned g
                             unsigned gz, unsigned bx, unsigned by, unsigned bz, unsigned shmem,
                             CUstream stream, void** params) {
     if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
-    return timed_launch(f, Dim3{gx, gy, gz}, Dim3{bx, by, bz}, stream, per_thread,
-                        [&] { return real(f, gx, gy, gz, bx, by, bz, shmem, stream, params); });
+    const LaunchSubject subject{f, nullptr, Dim3{gx, gy, gz}, Dim3{bx, by, bz}};
+    return timed_launch(subject, stream, per_thread, [&](const void* fn) {
+        return real(function_of(fn), gx, gy, gz, bx, by, bz, shmem, stream, params);
+    });
 }
 
 template <class Real>
@@ -33,14 +41,15 @@ CUresult launch_ex(Real real, bool per_thread, const CUlaunchConfig* config, CUf
                    void** params, void** extra) {
     if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
     if (config == nullptr) return real(config, f, params, extra);
-    return timed_launch(f, Dim3{config->gridDimX, config->gridDimY, config->gridDimZ},
-                        Dim3{config->blockDimX, config->blockDimY, config->blockDimZ},
-                        config->hStream, per_thread,
-                        [&] { return real(config, f, params, extra); });
+    const LaunchSubject subject{f, nullptr,
+                                Dim3{config->gridDimX, config->gridDimY, config->gridDimZ},
+                                Dim3{config->blockDimX, config->blockDimY, config->blockDimZ}};
+    return timed_launch(subject, config->hStream, per_thread, [&](const void* fn) {
+        return real(config, function_of(fn), params, extra);
+    });
 }
 
 } // namespace
-
 CFR_SHIM_EXPORT CUresult CUDAAPI cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy,
                                                 unsigned int gz, unsigned int bx, unsigned int by,
                                                 unsigned int bz, unsigned int shmem,

@@ -1,17 +1,19 @@
-// Launch timing: two events per launch from a per-context pool, recorded before and after the
-// launch on its stream (the _ptsz record for _ptsz launches, so the stream semantics stay the
-// program's), read with cuEventQuery when they complete and waited for only at exit.
+// Launch timing: two events from the context's pool recorded before and after the launch on its
+// stream (the _ptsz record for _ptsz launches, so the stream semantics stay the program's), read
+// with cuEventQuery when they complete. The shim's event calls run with the thread's capture mode
+// relaxed, so that they never invalidate a capture the program makes meanwhile.
 #include "interpose/launch_timer.hpp"
 
+#include "interpose/context_events.hpp"
+#include "interpose/fallback.hpp"
 #include "interpose/real_driver.hpp"
 #include "runtime/session.hpp"
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <mutex>
-#include <unordered_map>
-#include <vector>
 
 namespace cfr::interpose {
 
@@ -19,140 +21,127 @@ namespace {
 
 using runtime::Session;
 
-std::mutex g_pool_mutex;
-std::unordered_map<CUcontext, std::vector<CUevent>> g_pool;
+// How long the exit path waits for launches still running.
+constexpr auto kExitWait = std::chrono::seconds(10);
 
-bool take_events(CUcontext ctx, CUevent& a, CUevent& b) {
-    {
-        std::lock_guard lock(g_pool_mutex);
-        auto& free = g_pool[ctx];
-        if (free.size() >= 2) {
-            a = free.back();
-            free.pop_back();
-            b = free.back();
-            free.pop_back();
-            return true;
-        }
-    }
+enum class Capture { None, Active, Unknown };
+
+Capture capture_of(CUstream stream, bool per_thread) {
     const auto& api = driver_api();
-    if (api.event_create(&a, CU_EVENT_DEFAULT) != CUDA_SUCCESS) return false;
-    if (api.event_create(&b, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
-        std::lock_guard lock(g_pool_mutex);
-        g_pool[ctx].push_back(a);
-        return false;
-    }
-    return true;
-}
-
-void give_back(void* ctx, void* a, void* b) {
-    std::lock_guard lock(g_pool_mutex);
-    auto& free = g_pool[static_cast<CUcontext>(ctx)];
-    free.push_back(static_cast<CUevent>(a));
-    free.push_back(static_cast<CUevent>(b));
-}
-
-const runtime::EventOps& ops() {
-    static const runtime::EventOps o = [] {
-        runtime::EventOps e;
-        e.query = [](void* end) {
-            const CUresult r = driver_api().event_query(static_cast<CUevent>(end));
-            return r == CUDA_SUCCESS ? 0 : r == CUDA_ERROR_NOT_READY ? 1 : -1;
-        };
-        e.wait = [](void* end) {
-            return driver_api().event_synchronize(static_cast<CUevent>(end)) == CUDA_SUCCESS ? 0
-                                                                                             : -1;
-        };
-        e.elapsed_ms = [](void* start, void* end) {
-            float ms = 0;
-            if (driver_api().event_elapsed(&ms, static_cast<CUevent>(start),
-                                           static_cast<CUevent>(end)) != CUDA_SUCCESS)
-                return -1.0f;
-            return ms;
-        };
-        e.release = [](const runtime::PendingLaunch& p) { give_back(p.context, p.start, p.end); };
-        return e;
-    }();
-    return o;
+    auto is_capturing = per_thread ? api.stream_is_capturing_ptsz : api.stream_is_capturing;
+    if (is_capturing == nullptr) return Capture::None;
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    // An error here (the legacy stream while another thread captures, say) means the shim must
+    // not touch the stream: the program's own launch decides what happens. A driver without
+    // capture has no capture.
+    const CUresult r = is_capturing(stream, &status);
+    if (r == CUDA_ERROR_NOT_SUPPORTED) return Capture::None;
+    if (r != CUDA_SUCCESS) return Capture::Unknown;
+    return status == CU_STREAM_CAPTURE_STATUS_NONE ? Capture::None : Capture::Active;
 }
 
 std::string name_of(const void* function) {
     const auto& api = driver_api();
     const char* name = nullptr;
-    if (api.func_get_name != nullptr &&
-        api.func_get_name(&name, static_cast<CUfunction>(const_cast<void*>(function))) ==
-            CUDA_SUCCESS &&
-        name != nullptr)
+    auto* f = static_cast<CUfunction>(const_cast<void*>(function));
+    if (api.func_get_name != nullptr && api.func_get_name(&name, f) == CUDA_SUCCESS && name)
         return name;
-    if (api.kernel_get_name != nullptr &&
-        api.kernel_get_name(&name, static_cast<CUkernel>(const_cast<void*>(function))) ==
-            CUDA_SUCCESS &&
-        name != nullptr)
+    auto* k = static_cast<CUkernel>(const_cast<void*>(function));
+    if (api.kernel_get_name != nullptr && api.kernel_get_name(&name, k) == CUDA_SUCCESS && name)
         return name;
     return fmt::format("kernel@{}", function);
 }
 
+uint32_t kernel_id(Session& s, const void* function) {
+    if (auto id = s.find_kernel(function)) return *id;
+    return s.register_kernel(function, name_of(function), nullptr);
+}
+
+bool record_start(runtime::PendingLaunch& p, CUstream stream, bool per_thread) {
+    const auto& api = driver_api();
+    CUcontext context = nullptr;
+    if (!api.timing_usable() || api.ctx_get_current(&context) != CUDA_SUCCESS || context == nullptr)
+        return false;
+    CUevent start = nullptr, end = nullptr;
+    if (!take_events(context, start, end)) return false;
+    auto record = per_thread ? api.event_record_ptsz : api.event_record;
+    if (record(start, stream) != CUDA_SUCCESS) {
+        give_back_events(context, start, end);
+        return false;
+    }
+    p.context = context;
+    p.start = start;
+    p.end = end;
+    return true;
+}
+
 std::once_flag g_exit_once;
+
+// Counts the launch and returns what its events will stand for.
+runtime::PendingLaunch count_launch(Session& s, const LaunchSubject& subject) {
+    runtime::PendingLaunch p{0,       subject.grid, subject.block,         nullptr,
+                             nullptr, nullptr,      runtime::Timed::Kernel};
+    if (subject.exec != nullptr) {
+        p.what = runtime::Timed::Graph;
+        auto id = s.find_graph(subject.exec);
+        p.id = id ? *id : s.graph_instantiated(subject.exec, {}, 0);
+        s.graph_launched(p.id);
+    } else {
+        p.id = kernel_id(s, subject.function);
+        s.launch_started(p.id, subject.grid, subject.block);
+    }
+    return p;
+}
 
 } // namespace
 
 void collect_ready(size_t limit) {
     Session& s = Session::get();
     if (s.pending().size() == 0) return;
-    s.pending().poll(ops(), s.sink(), limit);
-}
-
-void context_going(CUcontext ctx) {
-    Session& s = Session::get();
-    if (!s.enabled()) return;
-    collect_ready();
-    s.pending().forget_context(ctx);
-    std::lock_guard lock(g_pool_mutex);
-    g_pool.erase(ctx);
+    RelaxedCaptureMode relaxed;
+    s.pending().poll(event_ops(), s.sink(), limit);
 }
 
 void finish_at_exit() {
     Session& s = Session::get();
     if (s.enabled() && s.pending().size() > 0 && driver_api().timing_usable()) {
-        const size_t lost = s.pending().drain(ops(), s.sink(), true);
-        if (lost > 0) s.log().info("{} launch(es) not timed: their context was gone at exit", lost);
+        RelaxedCaptureMode relaxed;
+        s.pending().drain(event_ops(), s.sink(), std::chrono::steady_clock::now() + kExitWait);
     }
     s.finish();
 }
 
-bool launch_begin(const void* function, runtime::Dim3 grid, runtime::Dim3 block, CUstream stream,
-                  bool per_thread, LaunchTicket& t) {
+LaunchTicket launch_begin(const LaunchSubject& subject, CUstream stream, bool per_thread) {
+    LaunchTicket t;
     Session& s = Session::get();
-    if (!s.enabled()) return false;
+    if (!s.enabled()) return t;
     std::call_once(g_exit_once, [] { std::atexit([] { finish_at_exit(); }); });
-    auto id = s.find_kernel(function);
-    t.kernel = id ? *id : s.register_kernel(function, name_of(function), nullptr);
-    s.launch_started(t.kernel, grid, block);
-    if (s.config().timing == runtime::TimingMode::Off) return true;
-    const auto& api = driver_api();
-    if (!api.timing_usable() || api.ctx_get_current(&t.ctx) != CUDA_SUCCESS || t.ctx == nullptr)
-        return true;
-    if (!take_events(t.ctx, t.start, t.end)) return true;
-    auto record = per_thread ? api.event_record_ptsz : api.event_record;
-    if (record(t.start, stream) != CUDA_SUCCESS) {
-        give_back(t.ctx, t.start, t.end);
-        return true;
+    const Capture capture = capture_of(stream, per_thread);
+    if (capture == Capture::Active) {
+        if (subject.exec == nullptr) s.launch_captured(kernel_id(s, subject.function));
+        return t;
     }
-    t.timed = true;
-    return true;
+    t.pending = count_launch(s, subject);
+    if (capture == Capture::None && s.config().timing != runtime::TimingMode::Off) {
+        RelaxedCaptureMode relaxed;
+        t.timed = record_start(t.pending, stream, per_thread);
+    }
+    return t;
 }
 
-void launch_end(const LaunchTicket& t, runtime::Dim3 grid, runtime::Dim3 block, CUstream stream,
-                bool per_thread, CUresult result) {
+void launch_end(const LaunchTicket& t, CUstream stream, bool per_thread, CUresult result) {
     if (!t.timed) return;
+    RelaxedCaptureMode relaxed;
     const auto& api = driver_api();
     auto record = per_thread ? api.event_record_ptsz : api.event_record;
-    if (result != CUDA_SUCCESS || record(t.end, stream) != CUDA_SUCCESS) {
+    auto context = static_cast<CUcontext>(t.pending.context);
+    auto start = static_cast<CUevent>(t.pending.start), end = static_cast<CUevent>(t.pending.end);
+    if (result != CUDA_SUCCESS || record(end, stream) != CUDA_SUCCESS) {
         // The start event was recorded; it is harmless to reuse once complete.
-        give_back(t.ctx, t.start, t.end);
+        give_back_events(context, start, end);
         return;
     }
-    Session& s = Session::get();
-    s.pending().add({t.kernel, grid, block, t.ctx, t.start, t.end});
+    Session::get().pending().add(t.pending);
     collect_ready(4);
 }
 

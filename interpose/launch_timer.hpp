@@ -1,42 +1,44 @@
-// Timing launches with events recorded on the launch's own stream, from a per-context pool.
+// Timing launches, of kernels and of whole graphs, with two events recorded around each on its
+// own stream; never on a stream that is capturing into a graph (there a launch only records a
+// node). A launch refused because the driver cannot compile the rewritten module is retried
+// with the original's function (interpose/fallback.hpp).
 #pragma once
 
 #include "interpose/cuda_abi.hpp"
+#include "interpose/fallback.hpp"
 #include "runtime/timing.hpp"
 
 namespace cfr::interpose {
 
 // Reads the launches whose events completed (`limit` 0: all of them).
 void collect_ready(size_t limit = 0);
-// Before a context goes away: reads what is ready and forgets the rest of that context's.
-void context_going(CUcontext ctx);
-// At exit: waits for the launches still pending, then prints the report.
+// At exit: reads the launches still pending as they complete (for a bounded time), then prints
+// the report.
 void finish_at_exit();
 
-// Wraps one launch. `call` performs it; per_thread: the launch is a _ptsz one.
-template <class Call>
-CUresult timed_launch(const void* function, runtime::Dim3 grid, runtime::Dim3 block,
-                      CUstream stream, bool per_thread, Call&& call);
-
-// Implementation details shared with the template.
-struct LaunchTicket {
-    uint32_t kernel = 0;
-    bool timed = false;
-    CUcontext ctx = nullptr;
-    CUevent start = nullptr, end = nullptr;
+// What is being launched: a kernel (`function`, a CUfunction or CUkernel) or a graph (`exec`).
+struct LaunchSubject {
+    const void* function = nullptr;
+    CUgraphExec exec = nullptr;
+    runtime::Dim3 grid, block;
 };
-bool launch_begin(const void* function, runtime::Dim3 grid, runtime::Dim3 block, CUstream stream,
-                  bool per_thread, LaunchTicket& ticket);
-void launch_end(const LaunchTicket& ticket, runtime::Dim3 grid, runtime::Dim3 block,
-                CUstream stream, bool per_thread, CUresult result);
 
+// One launch between its two halves: what to launch, and its events when it is timed.
+struct LaunchTicket {
+    bool timed = false;
+    runtime::PendingLaunch pending{};
+};
+LaunchTicket launch_begin(const LaunchSubject& subject, CUstream stream, bool per_thread);
+void launch_end(const LaunchTicket& ticket, CUstream stream, bool per_thread, CUresult result);
+
+// Performs a launch on `stream` (a _ptsz one when `per_thread`), timed. `call(function)` launches
+// the function it is given (the program's, or the original's after a refusal).
 template <class Call>
-CUresult timed_launch(const void* function, runtime::Dim3 grid, runtime::Dim3 block,
-                      CUstream stream, bool per_thread, Call&& call) {
-    LaunchTicket ticket;
-    if (!launch_begin(function, grid, block, stream, per_thread, ticket)) return call();
-    const CUresult r = call();
-    launch_end(ticket, grid, block, stream, per_thread, r);
+CUresult timed_launch(const LaunchSubject& subject, CUstream stream, bool per_thread, Call&& call) {
+    const LaunchTicket ticket = launch_begin(subject, stream, per_thread);
+    const CUresult r =
+        subject.exec != nullptr ? call(nullptr) : with_function(subject.function, call);
+    launch_end(ticket, stream, per_thread, r);
     return r;
 }
 

@@ -1,7 +1,9 @@
 // Every way a program loads code: each image goes through the runtime, which hands back either
-// rewritten PTX for the driver or nothing (load the image as it is). When the driver refuses the
-// rewritten module the original image is loaded instead.
+// the rewritten image for the driver or nothing (load the image as it is). When the driver refuses
+// the rewritten module at load the original image is loaded instead; when it refuses it later, at
+// first use, interpose/fallback.hpp takes over.
 #include "interpose/cuda_abi.hpp"
+#include "interpose/fallback.hpp"
 #include "interpose/hooks.hpp"
 #include "interpose/real_driver.hpp"
 #include "runtime/session.hpp"
@@ -14,6 +16,7 @@
 namespace {
 
 using cfr::runtime::LoadDecision;
+using cfr::runtime::Refusal;
 using cfr::runtime::Session;
 
 uint32_t device_sm() {
@@ -39,7 +42,15 @@ std::optional<std::string> read_file(const char* path) {
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// Runs `load(image)` with the rewritten PTX when there is one, falling back to `original()`.
+CUcontext current_context() {
+    CUcontext ctx = nullptr;
+    const auto& api = cfr::interpose::driver_api();
+    if (api.ctx_get_current == nullptr || api.ctx_get_current(&ctx) != CUDA_SUCCESS) return nullptr;
+    return ctx;
+}
+
+// Runs `load(image, size)` with the rewritten image when there is one, falling back to
+// `original()`. `loaded(module)` records the handle the load produced.
 template <class Load, class Original, class Loaded>
 CUresult load_with_fallback(const void* image, size_t size, const char* api, Load&& load,
                             Original&& original, Loaded&& loaded) {
@@ -47,14 +58,23 @@ CUresult load_with_fallback(const void* image, size_t size, const char* api, Loa
     if (!s.enabled()) return original();
     const LoadDecision d = s.prepare(image, size, device_sm(), api);
     if (d.rewrite()) {
-        const CUresult r = load(d.ptx->c_str(), d.ptx->size() + 1);
+        const CUresult r = load(d.image, d.size);
         if (r == CUDA_SUCCESS) {
             loaded(d.module);
             return r;
         }
-        s.load_refused(d.module, cfr::interpose::error_name(r));
+        s.load_refused(d.module, cfr::interpose::error_name(r), Refusal::AtLoad);
     }
     return original();
+}
+
+// What a module or library load records: its handle, and for a rewritten one, what the shim
+// needs to fall back to the original later.
+template <class Handle>
+void record_module(uint32_t module, Handle handle, bool library) {
+    const CUcontext ctx = library ? nullptr : current_context();
+    Session::get().module_loaded(module, handle, ctx);
+    cfr::interpose::rewritten_loaded(handle, library, module, ctx);
 }
 
 } // namespace
@@ -63,9 +83,9 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* 
     auto real = CFR_REAL(cuModuleLoadData);
     if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
     return load_with_fallback(
-        image, 0, "cuModuleLoadData", [&](const char* ptx, size_t) { return real(module, ptx); },
+        image, 0, "cuModuleLoadData", [&](const void* ptx, size_t) { return real(module, ptx); },
         [&] { return real(module, image); },
-        [&](uint32_t id) { Session::get().module_loaded(id, *module); });
+        [&](uint32_t id) { record_module(id, *module, false); });
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* module, const void* image,
@@ -75,11 +95,11 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* module, const void
     if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
     return load_with_fallback(
         image, 0, "cuModuleLoadDataEx",
-        [&](const char* ptx, size_t) {
+        [&](const void* ptx, size_t) {
             return real(module, ptx, numOptions, options, optionValues);
         },
         [&] { return real(module, image, numOptions, options, optionValues); },
-        [&](uint32_t id) { Session::get().module_loaded(id, *module); });
+        [&](uint32_t id) { record_module(id, *module, false); });
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule* module, const void* fatCubin) {
@@ -88,9 +108,9 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule* module, const v
     if (real == nullptr || load_data == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
     return load_with_fallback(
         fatCubin, 0, "cuModuleLoadFatBinary",
-        [&](const char* ptx, size_t) { return load_data(module, ptx); },
+        [&](const void* ptx, size_t) { return load_data(module, ptx); },
         [&] { return real(module, fatCubin); },
-        [&](uint32_t id) { Session::get().module_loaded(id, *module); });
+        [&](uint32_t id) { record_module(id, *module, false); });
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule* module, const char* fname) {
@@ -102,9 +122,9 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule* module, const char* fnam
     if (!bytes || bytes->empty()) return real(module, fname);
     return load_with_fallback(
         bytes->data(), bytes->size(), "cuModuleLoad",
-        [&](const char* ptx, size_t) { return load_data(module, ptx); },
+        [&](const void* ptx, size_t) { return load_data(module, ptx); },
         [&] { return real(module, fname); },
-        [&](uint32_t id) { Session::get().module_loaded(id, *module); });
+        [&](uint32_t id) { record_module(id, *module, false); });
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryLoadData(
@@ -118,9 +138,8 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryLoadData(
                     libraryOptionValues, numLibraryOptions);
     };
     return load_with_fallback(
-        code, 0, "cuLibraryLoadData", [&](const char* ptx, size_t) { return call(ptx); },
-        [&] { return call(code); },
-        [&](uint32_t id) { Session::get().module_loaded(id, *library); });
+        code, 0, "cuLibraryLoadData", [&](const void* ptx, size_t) { return call(ptx); },
+        [&] { return call(code); }, [&](uint32_t id) { record_module(id, *library, true); });
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(
@@ -139,11 +158,11 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(
     if (!bytes || bytes->empty()) return original();
     return load_with_fallback(
         bytes->data(), bytes->size(), "cuLibraryLoadFromFile",
-        [&](const char* ptx, size_t) {
+        [&](const void* ptx, size_t) {
             return load_data(library, ptx, jitOptions, jitOptionsValues, numJitOptions,
                              libraryOptions, libraryOptionValues, numLibraryOptions);
         },
-        original, [&](uint32_t id) { Session::get().module_loaded(id, *library); });
+        original, [&](uint32_t id) { record_module(id, *library, true); });
 }
 
 namespace {
@@ -160,8 +179,8 @@ CUresult link_add_data(Real real, const char* api, CUlinkState state, CUjitInput
         return real(state, type, data, size, name, numOptions, options, optionValues);
     return load_with_fallback(
         data, size, api,
-        [&](const char* ptx, size_t n) {
-            return real(state, CU_JIT_INPUT_PTX, const_cast<char*>(ptx), n, name, numOptions,
+        [&](const void* ptx, size_t n) {
+            return real(state, CU_JIT_INPUT_PTX, const_cast<void*>(ptx), n, name, numOptions,
                         options, optionValues);
         },
         [&] { return real(state, type, data, size, name, numOptions, options, optionValues); },
@@ -178,8 +197,8 @@ CUresult link_add_file(RealFile real, RealData add_data, const char* api, CUlink
     if (!bytes || bytes->empty()) return original();
     return load_with_fallback(
         bytes->data(), bytes->size(), api,
-        [&](const char* ptx, size_t n) {
-            return add_data(state, CU_JIT_INPUT_PTX, const_cast<char*>(ptx), n, path, numOptions,
+        [&](const void* ptx, size_t n) {
+            return add_data(state, CU_JIT_INPUT_PTX, const_cast<void*>(ptx), n, path, numOptions,
                             options, optionValues);
         },
         original, [](uint32_t) {});

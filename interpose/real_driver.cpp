@@ -58,6 +58,7 @@ const DriverApi& driver_api() {
             fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(lookup_real(name));
         };
         get(a.ctx_get_current, "cuCtxGetCurrent");
+        get(a.ctx_set_current, "cuCtxSetCurrent");
         get(a.ctx_get_device, "cuCtxGetDevice");
         get(a.device_get, "cuDeviceGet");
         get(a.device_get_attribute, "cuDeviceGetAttribute");
@@ -71,10 +72,31 @@ const DriverApi& driver_api() {
         get(a.get_error_name, "cuGetErrorName");
         get(a.func_get_name, "cuFuncGetName");
         get(a.kernel_get_name, "cuKernelGetName");
+        get(a.event_destroy, "cuEventDestroy_v2");
+        get(a.stream_is_capturing, "cuStreamIsCapturing");
+        get(a.stream_is_capturing_ptsz, "cuStreamIsCapturing_ptsz");
+        get(a.exchange_capture_mode, "cuThreadExchangeStreamCaptureMode");
+        get(a.primary_ctx_get_state, "cuDevicePrimaryCtxGetState");
+        get(a.graph_get_nodes, "cuGraphGetNodes");
+        get(a.graph_node_get_type, "cuGraphNodeGetType");
+        get(a.graph_kernel_node_get_params, "cuGraphKernelNodeGetParams_v2");
+        get(a.graph_kernel_node_set_params, "cuGraphKernelNodeSetParams_v2");
+        get(a.graph_child_graph, "cuGraphChildGraphNodeGetGraph");
+        if (a.stream_is_capturing_ptsz == nullptr)
+            a.stream_is_capturing_ptsz = a.stream_is_capturing;
         if (a.event_record_ptsz == nullptr) a.event_record_ptsz = a.event_record;
         return a;
     }();
     return api;
+}
+
+RelaxedCaptureMode::RelaxedCaptureMode() {
+    if (auto exchange = driver_api().exchange_capture_mode)
+        exchanged_ = exchange(&previous_) == CUDA_SUCCESS;
+}
+
+RelaxedCaptureMode::~RelaxedCaptureMode() {
+    if (exchanged_) driver_api().exchange_capture_mode(&previous_);
 }
 
 const char* error_name(CUresult r) {

@@ -22,6 +22,7 @@ void* next_definition(const char* name);
 // The real driver's functions the shim calls for itself.
 struct DriverApi {
     decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr;
+    decltype(&::cuCtxSetCurrent) ctx_set_current = nullptr;
     decltype(&::cuCtxGetDevice) ctx_get_device = nullptr;
     decltype(&::cuDeviceGet) device_get = nullptr;
     decltype(&::cuDeviceGetAttribute) device_get_attribute = nullptr;
@@ -34,12 +35,37 @@ struct DriverApi {
     decltype(&::cuGetErrorName) get_error_name = nullptr;
     decltype(&::cuFuncGetName) func_get_name = nullptr;
     decltype(&::cuKernelGetName) kernel_get_name = nullptr;
+    decltype(&::cuEventDestroy_v2) event_destroy = nullptr;
+    decltype(&::cuStreamIsCapturing) stream_is_capturing = nullptr;
+    decltype(&::cuStreamIsCapturing_ptsz) stream_is_capturing_ptsz = nullptr;
+    decltype(&::cuThreadExchangeStreamCaptureMode) exchange_capture_mode = nullptr;
+    decltype(&::cuDevicePrimaryCtxGetState) primary_ctx_get_state = nullptr;
+    decltype(&::cuGraphGetNodes) graph_get_nodes = nullptr;
+    decltype(&::cuGraphNodeGetType) graph_node_get_type = nullptr;
+    decltype(&::cuGraphKernelNodeGetParams_v2) graph_kernel_node_get_params = nullptr;
+    decltype(&::cuGraphKernelNodeSetParams_v2) graph_kernel_node_set_params = nullptr;
+    decltype(&::cuGraphChildGraphNodeGetGraph) graph_child_graph = nullptr;
     bool timing_usable() const {
         return ctx_get_current && event_create && event_record && event_query &&
                event_synchronize && event_elapsed;
     }
 };
 const DriverApi& driver_api();
+
+// For the shim's own calls while a program may be capturing into a graph: the thread's capture
+// mode is relaxed for the guard's life, so that the shim's event calls never invalidate a capture
+// (the documented push-pop use of cuThreadExchangeStreamCaptureMode).
+class RelaxedCaptureMode {
+public:
+    RelaxedCaptureMode();
+    ~RelaxedCaptureMode();
+    RelaxedCaptureMode(const RelaxedCaptureMode&) = delete;
+    RelaxedCaptureMode& operator=(const RelaxedCaptureMode&) = delete;
+
+private:
+    CUstreamCaptureMode previous_ = CU_STREAM_CAPTURE_MODE_RELAXED;
+    bool exchanged_ = false;
+};
 
 // "CUDA_ERROR_INVALID_PTX (218)".
 const char* error_name(CUresult r);

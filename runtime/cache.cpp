@@ -6,11 +6,13 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -86,6 +88,19 @@ void check_directory(const std::string& dir) {
                                      st.st_mode & 07777));
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
         throw CacheError(fmt::format("cache directory {}: {}", dir, errno_text()));
+}
+
+// A temporary file ("<key>.cfrjit.tmp.<pid>.<tid>.<n>") whose writer is gone. One whose writer
+// is alive is left alone: removing it would make that writer's rename fail.
+bool is_abandoned_temporary(const std::string& name) {
+    const std::string marker = std::string(kSuffix) + ".tmp.";
+    const size_t at = name.find(marker);
+    if (at == std::string::npos) return false;
+    const char* digits = name.c_str() + at + marker.size();
+    char* end = nullptr;
+    const long pid = std::strtol(digits, &end, 10);
+    if (end == digits || pid <= 0) return true;
+    return ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
 } // namespace
@@ -208,8 +223,9 @@ size_t ModuleCache::clear() const {
     std::error_code ec;
     for (const auto& e : fs::directory_iterator(dir_, ec)) {
         const std::string name = e.path().filename().string();
-        if (name.find(kSuffix) == std::string::npos) continue;
-        if (::unlink(e.path().c_str()) == 0) ++n;
+        const bool entry = name.ends_with(kSuffix);
+        if (!entry && !is_abandoned_temporary(name)) continue;
+        if (::unlink(e.path().c_str()) == 0 && entry) ++n;
     }
     return n;
 }

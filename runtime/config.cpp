@@ -90,6 +90,10 @@ std::string to_string(TimingMode mode) {
     return "?";
 }
 
+std::string to_string(ImageScope scope) {
+    return scope == ImageScope::All ? "all" : "jit-only";
+}
+
 std::string to_string(LogLevel level) {
     switch (level) {
     case LogLevel::Trace:
@@ -164,6 +168,15 @@ Config read_config(const Getenv& getenv) {
         else
             throw ConfigError(
                 fmt::format("CFRJIT_TIMING={}: expected off, summary or per-launch", *v));
+    }
+    if (auto v = value_of(getenv, "CFRJIT_IMAGES")) {
+        const std::string i = lower(*v);
+        if (i == "all" || i.empty())
+            c.images = ImageScope::All;
+        else if (i == "jit-only")
+            c.images = ImageScope::JitOnly;
+        else
+            throw ConfigError(fmt::format("CFRJIT_IMAGES={}: expected all or jit-only", *v));
     }
     if (auto v = value_of(getenv, "CFRJIT_REPORT")) c.report_file = *v;
     if (auto v = value_of(getenv, "CFRJIT_DUMP_DIR")) c.dump_dir = *v;

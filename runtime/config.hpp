@@ -17,7 +17,13 @@ public:
 enum class TimingMode { Off, Summary, PerLaunch };
 enum class LogLevel { Trace, Debug, Info, Warn, Error, Off };
 
-// Faults the tests inject (CFRJIT_TEST_FAULT); never set in normal use.
+// Which images the shim rewrites (CFRJIT_IMAGES): every image it can rewrite without losing a
+// kernel or global of the program, or only those the driver would JIT anyway (no machine code the
+// device can run).
+enum class ImageScope { All, JitOnly };
+
+// Faults the tests inject (CFRJIT_TEST_FAULT); never set in normal use. Driver makes the rewritten
+// module invalid PTX, which the driver refuses at load (eager loading) or at first use (lazy).
 enum class TestFault { None, Pass, Cache, Driver };
 
 struct Config {
@@ -31,6 +37,7 @@ struct Config {
     TimingMode timing = TimingMode::Summary;
     std::string report_file; // JSON report at exit; empty: none
     std::string dump_dir;    // original and rewritten PTX, CFG dot files; empty: none
+    ImageScope images = ImageScope::All;
     TestFault fault = TestFault::None;
 
     // Whether a kernel of this name is to be rewritten.
@@ -48,6 +55,7 @@ Config read_config_from_environment();
 std::string default_pipeline();
 
 std::string to_string(TimingMode mode);
+std::string to_string(ImageScope scope);
 std::string to_string(LogLevel level);
 
 } // namespace cfr::runtime

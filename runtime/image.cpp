@@ -1,9 +1,15 @@
-// Classifying loaded images and picking the PTX to compile.
+// Classifying loaded images and deciding which PTX, if any, the shim may rewrite.
 #include "runtime/image.hpp"
+
+#include "ptx/cubin.hpp"
+#include "ptx/parser.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
+#include <set>
 
 namespace cfr::runtime {
 
@@ -16,87 +22,270 @@ std::string describe(const std::vector<fb::Entry>& entries) {
     for (const auto& e : entries) {
         if (!out.empty()) out += ", ";
         out += fmt::format("{} sm_{}", e.kind == fb::EntryKind::Ptx ? "PTX" : "ELF", e.sm_arch);
-        if (e.flags & 0x8000)
+        if (e.flags & fb::kFlagZstd)
             out += " (zstd)";
-        else if (e.flags & 0x2000)
+        else if (e.flags & fb::kFlagLz4)
             out += " (lz4)";
     }
     return out.empty() ? "no entries" : out;
 }
 
-bool looks_like_ptx(const char* text, size_t n) {
-    const std::string_view head(text, std::min<size_t>(n, 4096));
+bool looks_like_ptx(std::string_view head) {
+    head = head.substr(0, 4096);
     return head.find(".version") != std::string_view::npos ||
            head.find(".target") != std::string_view::npos;
 }
 
-} // namespace
-
-int choose_ptx_entry(const std::vector<fb::Entry>& entries, uint32_t device_sm) {
-    int exact = -1, below = -1, newest = -1;
-    for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
-        const auto& e = entries[i];
-        if (e.kind != fb::EntryKind::Ptx) continue;
-        if (e.sm_arch == device_sm && exact < 0) exact = i;
-        if (e.sm_arch <= device_sm && (below < 0 || e.sm_arch > entries[below].sm_arch)) below = i;
-        if (newest < 0 || e.sm_arch > entries[newest].sm_arch) newest = i;
-    }
-    return exact >= 0 ? exact : below >= 0 ? below : newest;
+// The architecture a PTX text targets (`.target sm_90a` -> 90); 0 when it names none.
+uint32_t ptx_target(std::string_view text) {
+    const size_t at = text.find(".target");
+    if (at == std::string_view::npos) return 0;
+    const size_t sm = text.find("sm_", at);
+    const size_t eol = text.find('\n', at);
+    if (sm == std::string_view::npos || (eol != std::string_view::npos && sm > eol)) return 0;
+    uint32_t value = 0;
+    for (size_t i = sm + 3; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]));
+         ++i)
+        value = value * 10 + static_cast<uint32_t>(text[i] - '0');
+    return value;
 }
 
-ExtractedImage extract_image(const void* image, size_t size, uint32_t device_sm) {
-    ExtractedImage out;
-    if (image == nullptr) {
-        out.description = "null image";
+// Kernels and variables a piece of code defines, as names.
+struct Defined {
+    std::set<std::string> kernels, globals;
+
+    void add(const ptx::cubin::Symbols& s) {
+        kernels.insert(s.kernels.begin(), s.kernels.end());
+        globals.insert(s.globals.begin(), s.globals.end());
+    }
+    void add_ptx(const std::string& text) {
+        const auto spec = ptx::cubin::spec_for(ptx::parse(text, "<image>"), "", 0);
+        kernels.insert(spec.kernels.begin(), spec.kernels.end());
+        for (const auto& v : spec.variables)
+            globals.insert(v.name);
+    }
+    // What `code` defines that this does not, as "kernels a, b; globals c".
+    std::string lacking(const Defined& code) const {
+        std::vector<std::string> k, g;
+        std::set_difference(code.kernels.begin(), code.kernels.end(), kernels.begin(),
+                            kernels.end(), std::back_inserter(k));
+        std::set_difference(code.globals.begin(), code.globals.end(), globals.begin(),
+                            globals.end(), std::back_inserter(g));
+        std::string out;
+        if (!k.empty()) out = fmt::format("kernels {}", fmt::join(k, ", "));
+        if (!g.empty())
+            out += fmt::format("{}globals {}", out.empty() ? "" : "; ", fmt::join(g, ", "));
         return out;
     }
+};
+
+// The PTX entry to rewrite: the highest architecture not above the device's; -1 when none.
+int choose_ptx_entry(const std::vector<fb::Entry>& entries, uint32_t device_sm) {
+    int best = -1;
+    for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
+        const auto& e = entries[i];
+        if (e.kind != fb::EntryKind::Ptx || e.sm_arch > device_sm) continue;
+        if (best < 0 || e.sm_arch > entries[best].sm_arch) best = i;
+    }
+    return best;
+}
+
+std::string ptx_targets(const std::vector<fb::Entry>& entries) {
+    std::vector<std::string> out;
+    for (const auto& e : entries)
+        if (e.kind == fb::EntryKind::Ptx) out.push_back(fmt::format("compute_{}", e.sm_arch));
+    return fmt::format("{}", fmt::join(out, ", "));
+}
+
+bool has_kind(const std::vector<fb::Entry>& entries, fb::EntryKind kind) {
+    return std::any_of(entries.begin(), entries.end(), [&](auto& e) { return e.kind == kind; });
+}
+
+bool device_runs_machine_code(const std::vector<fb::Entry>& entries, uint32_t device_sm) {
+    return std::any_of(entries.begin(), entries.end(), [&](const fb::Entry& e) {
+        return e.kind == fb::EntryKind::Elf && ptx::cubin::runs_on(e.sm_arch, device_sm);
+    });
+}
+
+void add_machine_code(Defined& d, const std::vector<fb::Entry>& entries) {
+    for (const auto& e : entries)
+        if (e.kind == fb::EntryKind::Elf) d.add(ptx::cubin::read_symbols(e.payload));
+}
+
+void pass(ImagePlan& plan, ModuleOutcome outcome, std::string reason) {
+    plan.outcome = outcome;
+    plan.reason = std::move(reason);
+}
+
+// Takes the chosen PTX entry of each unit (one container per unit) if the setting allows and the
+// PTX defines everything the machine code does: the units' own and that of `linked`.
+void accept_units(ImagePlan& plan, const std::vector<std::vector<fb::Entry>>& units,
+                  const std::vector<int>& chosen, const std::vector<fb::Entry>& linked,
+                  uint32_t device_sm, ImageScope scope) {
+    std::vector<const std::vector<fb::Entry>*> all = {&linked};
+    for (const auto& u : units)
+        all.push_back(&u);
+    for (const auto* c : all)
+        if (scope == ImageScope::JitOnly && device_runs_machine_code(*c, device_sm))
+            return pass(plan, ModuleOutcome::ExcludedBySetting,
+                        fmt::format("the device runs its machine code for sm_{} "
+                                    "(CFRJIT_IMAGES=jit-only)",
+                                    device_sm));
+    Defined code, ptx;
+    for (const auto* c : all)
+        add_machine_code(code, *c);
+    for (size_t i = 0; i < units.size(); ++i) {
+        const fb::Entry& e = units[i][chosen[i]];
+        plan.units.push_back(e.payload.substr(0, e.payload.find('\0')));
+        plan.unit_entries.push_back(e);
+        plan.sm = std::max(plan.sm, e.sm_arch);
+        if (!code.kernels.empty() || !code.globals.empty()) ptx.add_ptx(plan.units.back());
+    }
+    if (const std::string lacking = ptx.lacking(code); !lacking.empty())
+        return pass(plan, ModuleOutcome::PtxMissingSymbols,
+                    fmt::format("its PTX lacks {} that its machine code has", lacking));
+    plan.outcome = ModuleOutcome::Rewritten;
+}
+
+// One container's PTX entry for the device, or the reason there is none.
+int choose_or_pass(ImagePlan& plan, const std::vector<fb::Entry>& entries, uint32_t device_sm) {
+    const int chosen = choose_ptx_entry(entries, device_sm);
+    if (chosen >= 0) return chosen;
+    if (!has_kind(entries, fb::EntryKind::Ptx))
+        pass(plan, ModuleOutcome::NoPtx,
+             entries.empty() ? "no entries" : "machine code only, no PTX");
+    else
+        pass(plan, ModuleOutcome::PtxOnlyForNewer,
+             fmt::format("PTX only for {}, above the device's sm_{}", ptx_targets(entries),
+                         device_sm));
+    return -1;
+}
+
+void plan_text(ImagePlan& plan, const void* image, size_t size, uint32_t device_sm) {
+    const char* text = static_cast<const char*>(image);
+    const std::string_view ptx(text, size != 0 ? strnlen(text, size) : std::strlen(text));
+    if (!looks_like_ptx(ptx))
+        return pass(plan, ModuleOutcome::NotAnImage, "neither PTX text, fatbin nor cubin");
+    plan.form = ImageForm::Text;
+    plan.description = "PTX text";
+    const uint32_t target = ptx_target(ptx);
+    if (target > device_sm)
+        return pass(plan, ModuleOutcome::PtxOnlyForNewer,
+                    fmt::format("PTX for sm_{}, above the device's sm_{}", target, device_sm));
+    plan.units.emplace_back(ptx);
+    plan.outcome = ModuleOutcome::Rewritten;
+}
+
+void plan_fatbin(ImagePlan& plan, const void* container, size_t size, const char* what,
+                 uint32_t device_sm, ImageScope scope) {
+    plan.form = ImageForm::Fatbin;
+    const auto entries = fb::read_container(container, size);
+    plan.description = fmt::format("{}: {}", what, describe(entries));
+    const int chosen = choose_or_pass(plan, entries, device_sm);
+    if (chosen >= 0) accept_units(plan, {entries}, {chosen}, {}, device_sm, scope);
+}
+
+// A version-2 wrapper: `data` holds the device-linked machine code (none in a PTX-only build),
+// and each prelinked container one translation unit, whose PTX the driver links.
+void plan_relocatable(ImagePlan& plan, const void* wrapper, uint32_t device_sm, ImageScope scope) {
+    plan.form = ImageForm::Relocatable;
+    const auto linked = fb::read_container(fb::container_of_wrapper(wrapper));
+    std::vector<std::vector<fb::Entry>> units;
+    std::string description = fmt::format("linked: {}", describe(linked));
+    for (const void* unit : fb::prelinked_containers(wrapper)) {
+        units.push_back(fb::read_container(unit));
+        description += fmt::format("; unit {}: {}", units.size(), describe(units.back()));
+    }
+    plan.description = fmt::format("relocatable fatbin wrapper ({})", description);
+    if (units.empty()) return pass(plan, ModuleOutcome::NoPtx, "no translation units to link");
+    std::vector<int> chosen;
+    for (size_t i = 0; i < units.size(); ++i) {
+        chosen.push_back(choose_or_pass(plan, units[i], device_sm));
+        if (chosen.back() < 0) {
+            plan.reason = fmt::format("unit {}: {}", i + 1, plan.reason);
+            return;
+        }
+    }
+    accept_units(plan, units, chosen, linked, device_sm, scope);
+}
+
+} // namespace
+
+ImagePlan plan_image(const void* image, size_t size, uint32_t device_sm, ImageScope scope) {
+    ImagePlan plan;
+    if (image == nullptr) {
+        pass(plan, ModuleOutcome::NotAnImage, "null image");
+        return plan;
+    }
     try {
-        const void* container = nullptr;
-        std::string what;
         switch (fb::classify(image)) {
         case fb::ImageKind::Elf:
-            out.kind = ExtractedImage::Kind::CubinOnly;
-            out.description = "cubin (ELF)";
-            return out;
-        case fb::ImageKind::Text: {
-            const char* text = static_cast<const char*>(image);
-            const size_t n = size != 0 ? strnlen(text, size) : std::strlen(text);
-            if (!looks_like_ptx(text, n)) {
-                out.description = "neither PTX text, fatbin nor cubin";
-                return out;
-            }
-            out.kind = ExtractedImage::Kind::Ptx;
-            out.ptx.assign(text, n);
-            out.description = "PTX text";
-            return out;
-        }
+            plan.description = "cubin (ELF)";
+            pass(plan, ModuleOutcome::NoPtx, "machine code only, no PTX");
+            break;
+        case fb::ImageKind::Text:
+            plan_text(plan, image, size, device_sm);
+            break;
         case fb::ImageKind::Wrapper:
-            container = fb::container_of_wrapper(image);
-            what = "fatbin wrapper";
-            size = 0;
+            if (fb::wrapper_version(image) == fb::kWrapperVersionLinked)
+                plan_relocatable(plan, image, device_sm, scope);
+            else
+                plan_fatbin(plan, fb::container_of_wrapper(image), 0, "fatbin wrapper", device_sm,
+                            scope);
             break;
         case fb::ImageKind::Container:
-            container = image;
-            what = "fatbin";
+            plan_fatbin(plan, image, size, "fatbin", device_sm, scope);
             break;
         }
-        auto entries = fb::read_container(container, size);
-        out.description = fmt::format("{}: {}", what, describe(entries));
-        const int chosen = choose_ptx_entry(entries, device_sm);
-        if (chosen < 0) {
-            out.kind = ExtractedImage::Kind::CubinOnly;
-            return out;
-        }
-        out.kind = ExtractedImage::Kind::Ptx;
-        out.sm = entries[chosen].sm_arch;
-        out.ptx = std::move(entries[chosen].payload);
-        const auto nul = out.ptx.find('\0');
-        if (nul != std::string::npos) out.ptx.resize(nul);
-    } catch (const fb::FatbinError& e) {
-        out = {};
-        out.description = fmt::format("damaged image: {}", e.what());
+        if (plan.outcome == ModuleOutcome::Rewritten && device_sm == 0)
+            pass(plan, ModuleOutcome::NotAnImage, "the device's architecture is unknown");
+    } catch (const std::exception& e) {
+        const std::string description = plan.description;
+        plan = {};
+        plan.description = description.empty() ? "damaged image" : description;
+        pass(plan, ModuleOutcome::NotAnImage, fmt::format("damaged image: {}", e.what()));
     }
-    return out;
+    if (plan.outcome != ModuleOutcome::Rewritten) {
+        plan.units.clear();
+        plan.unit_entries.clear();
+    }
+    return plan;
+}
+
+std::string copy_of_image(const void* image, size_t size) {
+    if (image == nullptr) return {};
+    switch (fb::classify(image)) {
+    case fb::ImageKind::Wrapper:
+        return {};
+    case fb::ImageKind::Text: {
+        const char* text = static_cast<const char*>(image);
+        std::string copy(text, size != 0 ? strnlen(text, size) : std::strlen(text));
+        copy.push_back('\0');
+        return copy;
+    }
+    case fb::ImageKind::Container:
+        return std::string(static_cast<const char*>(image),
+                           size != 0 ? size : fb::container_size(image));
+    case fb::ImageKind::Elf:
+        return std::string(static_cast<const char*>(image),
+                           size != 0 ? size : ptx::cubin::image_size(image));
+    }
+    return {};
+}
+
+RelocatableImage::RelocatableImage(const std::vector<fb::Entry>& entries,
+                                   const std::vector<std::string>& rewritten) {
+    linked_ = fb::write_container({});
+    for (size_t i = 0; i < entries.size(); ++i) {
+        fb::Entry e = entries[i];
+        e.payload = rewritten.at(i);
+        units_.push_back(fb::write_container({e}));
+    }
+    for (const auto& u : units_)
+        list_.push_back(u.data());
+    list_.push_back(nullptr);
+    wrapper_ = {fb::kWrapperMagic, static_cast<uint32_t>(fb::kWrapperVersionLinked), linked_.data(),
+                list_.data()};
 }
 
 } // namespace cfr::runtime

@@ -1,33 +1,74 @@
-// What a loaded image holds, and the PTX the shim compiles from it: PTX text, a fatbin wrapper
-// (0x466243B1) or container (0xBA55ED50) with PTX entries (plain, LZ4 or zstd), or cubin only.
+// What a loaded image holds, and whether the shim may rewrite it: PTX text, a fatbin wrapper
+// (0x466243B1, version 1, or version 2 for relocatable device code) or container (0xBA55ED50)
+// with PTX and ELF entries (plain, LZ4 or zstd), or a cubin.
+//
+// The rule (docs/shim.md, "Which images are rewritten"): the driver never gets PTX for an
+// architecture above the device's, and an image is rewritten only from a PTX entry not above the
+// device's architecture that defines every kernel and global of the image's machine code, so that
+// nothing the program can ask for is lost when the machine code is replaced. Anything else is
+// passed through untouched, with the reason.
 #pragma once
 
 #include "ptx/fatbin.hpp"
+#include "runtime/config.hpp"
+#include "runtime/stats.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace cfr::runtime {
 
-struct ExtractedImage {
-    enum class Kind {
-        Ptx,       // `ptx` holds the text to compile
-        CubinOnly, // an ELF, or a fatbin without PTX: passed through untouched
-        Unknown,   // not an image the shim understands: passed through untouched
-    };
-    Kind kind = Kind::Unknown;
-    std::string ptx;
-    uint32_t sm = 0;         // the target of the chosen PTX entry (0 for PTX text)
-    std::string description; // what the image held, for logs: "fatbin wrapper: PTX sm_75 (zstd)"
+enum class ImageForm {
+    Text,        // PTX text: rewritten into PTX text
+    Fatbin,      // a wrapper (version 1) or container: rewritten into PTX text
+    Relocatable, // a version-2 wrapper (-rdc=true): one PTX per translation unit, linked by the
+                 // driver
+    Other,       // a cubin, or nothing the shim understands
 };
 
-// The PTX entry to use: the one for the device's architecture, else the newest not above it,
-// else the newest. -1 when there is no PTX entry.
-int choose_ptx_entry(const std::vector<ptx::fatbin::Entry>& entries, uint32_t device_sm);
+struct ImagePlan {
+    ImageForm form = ImageForm::Other;
+    ModuleOutcome outcome = ModuleOutcome::NotAnImage; // Rewritten: rewrite `units`
+    std::string reason;                                // why it is passed through, in words
+    std::string description; // what the image held: "fatbin wrapper: ELF sm_90, PTX sm_100 (zstd)"
+    uint32_t sm = 0;         // the target of the chosen PTX (0 for PTX text)
+    // The PTX to rewrite: one text, or one per translation unit of a relocatable image, with the
+    // entry it came from (for rebuilding the image).
+    std::vector<std::string> units;
+    std::vector<ptx::fatbin::Entry> unit_entries;
+};
 
 // `size` is the image's size when the API says it (0: unknown, judged from the headers).
-// Never throws: a damaged image comes back as Unknown with the reason in `description`.
-ExtractedImage extract_image(const void* image, size_t size, uint32_t device_sm);
+// Never throws: a damaged image comes back as NotAnImage with the reason.
+ImagePlan plan_image(const void* image, size_t size, uint32_t device_sm, ImageScope scope);
+
+// The bytes of an image that the program may free after loading it (PTX text with its NUL, a
+// container, an ELF), or empty for a fatbin wrapper, which lives as long as the program.
+std::string copy_of_image(const void* image, size_t size);
+
+// A version-2 fatbin wrapper over rewritten translation units, for the driver to link as it links
+// the original: an empty linked container and one container per unit holding its rewritten PTX.
+class RelocatableImage {
+public:
+    RelocatableImage(const std::vector<ptx::fatbin::Entry>& entries,
+                     const std::vector<std::string>& rewritten);
+    RelocatableImage(const RelocatableImage&) = delete;
+    RelocatableImage& operator=(const RelocatableImage&) = delete;
+    const void* wrapper() const { return &wrapper_; }
+
+private:
+    struct Wrapper {
+        uint32_t magic;
+        uint32_t version;
+        const void* data;
+        const void* const* prelinked;
+    };
+    std::string linked_;
+    std::vector<std::string> units_;
+    std::vector<const void*> list_;
+    Wrapper wrapper_{};
+};
 
 } // namespace cfr::runtime

@@ -78,12 +78,79 @@ std::string to_string(CacheStatus status) {
     return "?";
 }
 
+std::string to_string(ModuleOutcome outcome) {
+    switch (outcome) {
+    case ModuleOutcome::Rewritten:
+        return "rewritten";
+    case ModuleOutcome::NoPtx:
+        return "no-ptx";
+    case ModuleOutcome::PtxOnlyForNewer:
+        return "ptx-only-for-newer-architectures";
+    case ModuleOutcome::PtxMissingSymbols:
+        return "ptx-missing-kernels";
+    case ModuleOutcome::ExcludedBySetting:
+        return "excluded-by-setting";
+    case ModuleOutcome::NotAnImage:
+        return "not-an-image";
+    case ModuleOutcome::CompileFailed:
+        return "compile-failed";
+    case ModuleOutcome::DriverRefused:
+        return "driver-refused";
+    }
+    return "?";
+}
+
 std::string ModuleRecord::name() const {
     return fmt::format("m{}", id);
 }
 
+std::string GraphStats::name() const {
+    return fmt::format("g{}", id);
+}
+
+namespace {
+
+std::string instances(uint64_t launches, uint64_t timed) {
+    return timed == launches ? std::to_string(launches)
+                             : fmt::format("{} ({} timed)", launches, timed);
+}
+
+std::string graph_table(const std::vector<KernelStats>& kernels,
+                        const std::vector<GraphStats>& graphs) {
+    std::vector<std::vector<std::string>> rows = {{"Graph", "Total Time (ns)", "Launches",
+                                                   "Avg (ns)", "Min (ns)", "Max (ns)", "Nodes",
+                                                   "Kernel nodes"}};
+    for (const auto& g : graphs) {
+        const bool t = g.timed > 0;
+        std::vector<std::string> names;
+        for (uint32_t k : g.kernels)
+            names.push_back(k < kernels.size() ? kernels[k].name : "?");
+        rows.push_back({g.name(), t ? ns(g.total_ms) : "-", instances(g.launches, g.timed),
+                        t ? ns(g.total_ms / static_cast<double>(g.timed)) : "-",
+                        t ? ns(g.min_ms) : "-", t ? ns(g.max_ms) : "-", std::to_string(g.nodes),
+                        names.empty() ? "-" : join(names, " ")});
+    }
+    return table(rows);
+}
+
+std::string module_line(const ModuleRecord& m) {
+    std::string out = fmt::format("  {} {}: {}; ", m.name(), m.api, m.description);
+    if (m.rewritten())
+        out += fmt::format("rewritten, cache {}, pipeline {:.3f} ms, lookup {:.1f} us",
+                           to_string(m.cache), m.pipeline_ms, m.lookup_us);
+    else
+        out += fmt::format("original image loaded: {} ({})", to_string(m.outcome), m.reason);
+    out += "\n";
+    for (const auto& s : m.pass_summaries)
+        out += fmt::format("      {}\n", s);
+    return out;
+}
+
+} // namespace
+
 std::string format_report(const Config& config, const std::vector<KernelStats>& kernels,
-                          const std::vector<ModuleRecord>& modules) {
+                          const std::vector<ModuleRecord>& modules,
+                          const std::vector<GraphStats>& graphs) {
     std::string out = fmt::format("\ncfrjit {}: pipeline '{}', timing {}\n", kVersion,
                                   config.pipeline, to_string(config.timing));
     std::vector<const KernelStats*> sorted;
@@ -106,9 +173,7 @@ std::string format_report(const Config& config, const std::vector<KernelStats>& 
             const bool t = k->timed > 0;
             rows.push_back(
                 {t && all_ms > 0 ? fmt::format("{:.1f}", 100.0 * k->total_ms / all_ms) : "-",
-                 t ? ns(k->total_ms) : "-",
-                 k->timed == k->launches ? std::to_string(k->launches)
-                                         : fmt::format("{} ({} timed)", k->launches, k->timed),
+                 t ? ns(k->total_ms) : "-", instances(k->launches, k->timed),
                  t ? ns(k->total_ms / static_cast<double>(k->timed)) : "-", t ? ns(k->min_ms) : "-",
                  t ? ns(k->max_ms) : "-", dims(k->grid) + (k->varied ? "*" : ""),
                  dims(k->block) + (k->varied ? "*" : ""), k->name});
@@ -119,6 +184,10 @@ std::string format_report(const Config& config, const std::vector<KernelStats>& 
             out += table(rows);
         if (std::any_of(kernels.begin(), kernels.end(), [](auto& k) { return k.varied; }))
             out += "  * sizes of the first launch; later launches used others\n";
+        if (!graphs.empty()) {
+            out += "\n CUDA graph summary (each launch of a graph timed as a whole):\n\n";
+            out += graph_table(kernels, graphs);
+        }
     }
 
     out += "\n cfrjit passes per kernel:\n\n";
@@ -128,16 +197,16 @@ std::string format_report(const Config& config, const std::vector<KernelStats>& 
         const ModuleRecord* m = module_of(modules, k->module);
         if (m == nullptr || !k->have_change) {
             rows.push_back({m ? m->name() : "-",
-                            m ? (m->rewritten ? to_string(m->cache) : "-") : "-", "-", "-", "-",
-                            m && !m->rewritten ? "(original image)" : "-", k->name});
+                            m ? (m->rewritten() ? to_string(m->cache) : "-") : "-", "-", "-", "-",
+                            m && !m->rewritten() ? "(original image)" : "-", k->name});
             continue;
         }
         const auto& c = k->change;
-        std::string changed = !m->rewritten          ? "(original image)"
+        std::string changed = !m->rewritten()        ? "(original image)"
                               : !c.selected          ? "(not selected)"
                               : c.changed_by.empty() ? "none"
                                                      : join(c.changed_by, " ");
-        rows.push_back({m->name(), m->rewritten ? to_string(m->cache) : "-",
+        rows.push_back({m->name(), m->rewritten() ? to_string(m->cache) : "-",
                         fmt::format("{:.3f}", m->pipeline_ms),
                         fmt::format("{} -> {}", c.blocks_before, c.blocks_after),
                         fmt::format("{} -> {}", c.instructions_before, c.instructions_after),
@@ -147,34 +216,40 @@ std::string format_report(const Config& config, const std::vector<KernelStats>& 
 
     if (!modules.empty()) {
         out += "\n modules:\n";
-        for (const auto& m : modules) {
-            out += fmt::format("  {} {}: {}; ", m.name(), m.api, m.description);
-            if (m.rewritten)
-                out += fmt::format("rewritten, cache {}, pipeline {:.3f} ms, lookup {:.1f} us",
-                                   to_string(m.cache), m.pipeline_ms, m.lookup_us);
-            else
-                out += fmt::format("original image loaded ({})", m.passed_through);
-            out += "\n";
-            for (const auto& s : m.pass_summaries)
-                out += fmt::format("      {}\n", s);
-        }
+        for (const auto& m : modules)
+            out += module_line(m);
     }
+    uint64_t lost = 0;
+    for (const auto& k : kernels)
+        lost += k.untimed;
+    for (const auto& g : graphs)
+        lost += g.untimed;
+    if (lost > 0)
+        out += fmt::format("\n {} launch(es) not timed: their context ended, or they had not "
+                           "completed at exit\n",
+                           lost);
     return out;
 }
 
 nlohmann::json report_json(const Config& config, const std::vector<KernelStats>& kernels,
-                           const std::vector<ModuleRecord>& modules) {
+                           const std::vector<ModuleRecord>& modules,
+                           const std::vector<GraphStats>& graphs) {
     using nlohmann::json;
     json j;
     j["version"] = kVersion;
     j["pipeline"] = config.pipeline;
     j["timing"] = to_string(config.timing);
+    j["images"] = to_string(config.images);
     auto& ks = j["kernels"] = json::array();
     for (const auto& k : kernels) {
         json e = {{"name", k.name},
                   {"module", k.module},
                   {"launches", k.launches},
                   {"timed", k.timed},
+                  {"untimed", k.untimed},
+                  {"captured", k.captured},
+                  {"graph_nodes", k.graph_nodes},
+                  {"graph_runs", k.graph_runs},
                   {"total_ns", k.total_ms * 1e6},
                   {"avg_ns", k.timed ? k.total_ms * 1e6 / static_cast<double>(k.timed) : 0.0},
                   {"min_ns", k.timed ? k.min_ms * 1e6 : 0.0},
@@ -191,8 +266,8 @@ nlohmann::json report_json(const Config& config, const std::vector<KernelStats>&
             e["changed_by"] = k.change.changed_by;
         }
         if (const ModuleRecord* m = module_of(modules, k.module)) {
-            e["cache"] = m->rewritten ? to_string(m->cache) : "-";
-            e["rewritten"] = m->rewritten;
+            e["cache"] = m->rewritten() ? to_string(m->cache) : "-";
+            e["rewritten"] = m->rewritten();
             e["pipeline_ms"] = m->pipeline_ms;
         }
         if (!k.samples.empty()) {
@@ -210,13 +285,31 @@ nlohmann::json report_json(const Config& config, const std::vector<KernelStats>&
                       {"api", m.api},
                       {"image", m.description},
                       {"key", fmt::format("{:016x}", m.key)},
-                      {"rewritten", m.rewritten},
-                      {"passed_through", m.passed_through},
+                      {"rewritten", m.rewritten()},
+                      {"outcome", to_string(m.outcome)},
+                      {"reason", m.reason},
                       {"cache", to_string(m.cache)},
                       {"pipeline_ms", m.pipeline_ms},
                       {"lookup_us", m.lookup_us},
                       {"passes", m.pass_summaries},
                       {"kernels", m.kernels}});
+    auto& gs = j["graphs"] = json::array();
+    for (const auto& g : graphs) {
+        std::vector<std::string> names;
+        for (uint32_t k : g.kernels)
+            names.push_back(k < kernels.size() ? kernels[k].name : "?");
+        gs.push_back({{"id", g.id},
+                      {"nodes", g.nodes},
+                      {"kernel_nodes", names},
+                      {"launches", g.launches},
+                      {"timed", g.timed},
+                      {"untimed", g.untimed},
+                      {"total_ns", g.total_ms * 1e6},
+                      {"avg_ns", g.timed ? g.total_ms * 1e6 / static_cast<double>(g.timed) : 0.0},
+                      {"min_ns", g.timed ? g.min_ms * 1e6 : 0.0},
+                      {"max_ns", g.max_ms * 1e6},
+                      {"destroyed", g.destroyed}});
+    }
     return j;
 }
 

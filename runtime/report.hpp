@@ -13,9 +13,11 @@
 namespace cfr::runtime {
 
 std::string format_report(const Config& config, const std::vector<KernelStats>& kernels,
-                          const std::vector<ModuleRecord>& modules);
+                          const std::vector<ModuleRecord>& modules,
+                          const std::vector<GraphStats>& graphs);
 
 nlohmann::json report_json(const Config& config, const std::vector<KernelStats>& kernels,
-                           const std::vector<ModuleRecord>& modules);
+                           const std::vector<ModuleRecord>& modules,
+                           const std::vector<GraphStats>& graphs);
 
 } // namespace cfr::runtime

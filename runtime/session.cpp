@@ -1,4 +1,5 @@
-// Load decisions (extract, cache, compile, fall back), kernel bookkeeping and the exit report.
+// Load decisions (which images to rewrite, cache, compile, fall back), kernel, module and graph
+// bookkeeping, and the exit report.
 #include "runtime/session.hpp"
 
 #include "ptx/cfg.hpp"
@@ -10,7 +11,6 @@
 #include "runtime/report.hpp"
 
 #include <fmt/format.h>
-#include <spdlog/sinks/stdout_sinks.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -26,7 +26,32 @@ void write_text(const std::filesystem::path& path, std::string_view text) {
     out << text;
 }
 
+// The cache status of a module of several units: the least favourable one.
+CacheStatus combine(CacheStatus a, CacheStatus b) {
+    auto rank = [](CacheStatus s) {
+        switch (s) {
+        case CacheStatus::Off:
+            return 0;
+        case CacheStatus::Hit:
+            return 1;
+        case CacheStatus::Miss:
+            return 2;
+        case CacheStatus::Rebuilt:
+            return 3;
+        }
+        return 0;
+    };
+    return rank(a) >= rank(b) ? a : b;
+}
+
+std::atomic<Session*> g_session{nullptr};
+
 } // namespace
+
+struct Session::Unit {
+    CompiledModule compiled;
+    CacheStatus cache = CacheStatus::Off;
+};
 
 Session::Session(const Getenv& getenv) {
     try {
@@ -44,10 +69,6 @@ Session::Session(const Getenv& getenv) {
 
 Session::~Session() = default;
 
-namespace {
-std::atomic<Session*> g_session{nullptr};
-}
-
 Session& Session::get() {
     // Never destroyed: the driver may call in during static destruction.
     static Session* session = [] {
@@ -61,6 +82,8 @@ Session& Session::get() {
 Session* Session::existing() {
     return g_session.load(std::memory_order_acquire);
 }
+
+// ---- modules ------------------------------------------------------------------------------------
 
 void Session::disable_cache(const std::string& why) {
     cache_.reset();
@@ -81,6 +104,72 @@ ModuleCache* Session::cache() {
     return cache_.get();
 }
 
+Session::Unit Session::compile_unit(const std::string& ptx, ModuleRecord& m) {
+    Unit unit;
+    const uint64_t key = cache_key(ptx, config_.pipeline);
+    if (m.key == 0) m.key = key;
+    ModuleCache* c = cache();
+    std::optional<CompiledModule> compiled;
+    if (c != nullptr) {
+        const auto t0 = std::chrono::steady_clock::now();
+        auto r = c->load(key);
+        if (r.status == ModuleCache::Lookup::Hit) {
+            try {
+                compiled = CompiledModule::deserialize(r.payload);
+                unit.cache = CacheStatus::Hit;
+            } catch (const CompileError& e) {
+                r.status = ModuleCache::Lookup::Damaged;
+                r.problem = fmt::format("{}: {}", c->path_of(key), e.what());
+            }
+        }
+        m.lookup_us +=
+            std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
+                .count();
+        if (r.status == ModuleCache::Lookup::Damaged) {
+            log_->warn("module {} ({}): damaged cache entry ignored and rebuilt: {}", m.name(),
+                       m.api, r.problem);
+            unit.cache = CacheStatus::Rebuilt;
+        }
+    }
+    if (!compiled) {
+        CompileOptions options;
+        options.pipeline = pipeline_;
+        if (!config_.kernels.empty())
+            options.selects = [this](const std::string& k) { return config_.selects(k); };
+        options.inject_pass_fault = config_.fault == TestFault::Pass;
+        compiled = compile_module(ptx, m.name(), options);
+        if (unit.cache == CacheStatus::Off && c != nullptr) unit.cache = CacheStatus::Miss;
+        if (c != nullptr) {
+            try {
+                if (config_.fault == TestFault::Cache)
+                    throw CacheError(fmt::format("cannot write {} (injected by "
+                                                 "CFRJIT_TEST_FAULT=cache)",
+                                                 c->path_of(key)));
+                c->store(key, compiled->serialize());
+            } catch (const CacheError& e) {
+                std::lock_guard lock(cache_mutex_);
+                if (cache_) disable_cache(e.what());
+            }
+        }
+    }
+    unit.compiled = std::move(*compiled);
+    return unit;
+}
+
+LoadDecision Session::pass_through(ModuleRecord m, ModuleOutcome outcome,
+                                   const std::string& reason) {
+    m.outcome = outcome;
+    m.reason = reason;
+    if (outcome == ModuleOutcome::NotAnImage || outcome == ModuleOutcome::CompileFailed)
+        log_->warn("module {} ({}): {}; loading the original image", m.name(), m.api, reason);
+    else
+        log_->info("module {} ({}): {}: {}; passed through untouched", m.name(), m.api,
+                   m.description, reason);
+    std::lock_guard lock(mutex_);
+    modules_.push_back(std::move(m));
+    return {};
+}
+
 LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm,
                               std::string_view api) {
     if (!enabled_) return {};
@@ -88,128 +177,137 @@ LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm
     m.id = next_module_++;
     m.api = std::string(api);
     try {
-        ExtractedImage ex = extract_image(image, size, device_sm);
-        m.description = ex.description;
-        if (ex.kind != ExtractedImage::Kind::Ptx) {
-            m.passed_through =
-                ex.kind == ExtractedImage::Kind::CubinOnly ? "no PTX" : ex.description;
-            std::lock_guard lock(mutex_);
-            if (ex.kind == ExtractedImage::Kind::Unknown)
-                log_->warn("module {} ({}): {}; passed through untouched", m.name(), api,
-                           ex.description);
-            else if (!cubin_logged_)
-                log_->warn("module {} ({}): {} without PTX; passed through untouched (logged once)",
-                           m.name(), api, ex.description);
-            cubin_logged_ = cubin_logged_ || ex.kind == ExtractedImage::Kind::CubinOnly;
-            modules_.push_back(m);
-            return {};
-        }
-        m.key = cache_key(ex.ptx, config_.pipeline);
+        ImagePlan plan = plan_image(image, size, device_sm, config_.images);
+        m.description = plan.description;
+        if (plan.outcome != ModuleOutcome::Rewritten)
+            return pass_through(std::move(m), plan.outcome, plan.reason);
 
-        std::optional<CompiledModule> compiled;
-        ModuleCache* c = cache();
-        if (c != nullptr) {
-            const auto t0 = std::chrono::steady_clock::now();
-            auto r = c->load(m.key);
-            if (r.status == ModuleCache::Lookup::Hit) {
-                try {
-                    compiled = CompiledModule::deserialize(r.payload);
-                    m.cache = CacheStatus::Hit;
-                } catch (const CompileError& e) {
-                    r.status = ModuleCache::Lookup::Damaged;
-                    r.problem = fmt::format("{}: {}", c->path_of(m.key), e.what());
-                }
-            }
-            m.lookup_us =
-                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0)
-                    .count();
-            if (r.status == ModuleCache::Lookup::Damaged) {
-                log_->warn("module {} ({}): damaged cache entry ignored and rebuilt: {}", m.name(),
-                           api, r.problem);
-                m.cache = CacheStatus::Rebuilt;
-            }
+        std::vector<Unit> units;
+        for (const auto& text : plan.units)
+            units.push_back(compile_unit(text, m));
+
+        Prepared prepared;
+        LoadDecision decision{m.id, nullptr, 0, nullptr};
+        if (plan.form == ImageForm::Relocatable) {
+            std::vector<std::string> texts;
+            for (auto& u : units)
+                texts.push_back(u.compiled.ptx);
+            prepared.relocatable = std::make_unique<RelocatableImage>(plan.unit_entries, texts);
+            prepared.original_wrapper = image;
+            decision.image = prepared.relocatable->wrapper();
+        } else {
+            prepared.text = std::make_unique<std::string>(units.at(0).compiled.ptx);
+            if (config_.fault == TestFault::Driver)
+                prepared.text->insert(0,
+                                      "this is not PTX (injected by CFRJIT_TEST_FAULT=driver)\n");
+            prepared.original = copy_of_image(image, size);
+            if (prepared.original.empty()) prepared.original_wrapper = image;
+            decision.image = prepared.text->c_str();
+            decision.size = prepared.text->size() + 1;
+            decision.ptx = prepared.text.get();
         }
-        if (!compiled) {
-            CompileOptions options;
-            options.pipeline = pipeline_;
-            if (!config_.kernels.empty())
-                options.selects = [this](const std::string& k) { return config_.selects(k); };
-            options.inject_pass_fault = config_.fault == TestFault::Pass;
-            compiled = compile_module(ex.ptx, m.name(), options);
-            if (m.cache == CacheStatus::Off && c != nullptr) m.cache = CacheStatus::Miss;
-            if (c != nullptr) {
-                try {
-                    if (config_.fault == TestFault::Cache)
-                        throw CacheError(fmt::format("cannot write {} (injected by "
-                                                     "CFRJIT_TEST_FAULT=cache)",
-                                                     c->path_of(m.key)));
-                    c->store(m.key, compiled->serialize());
-                } catch (const CacheError& e) {
-                    std::lock_guard lock(cache_mutex_);
-                    if (cache_) disable_cache(e.what());
-                }
-            }
+
+        m.outcome = ModuleOutcome::Rewritten;
+        for (size_t i = 0; i < units.size(); ++i) {
+            const Unit& u = units[i];
+            m.cache = combine(m.cache, u.cache);
+            m.pipeline_ms += u.compiled.pipeline_ms;
+            m.pass_summaries.insert(m.pass_summaries.end(), u.compiled.pass_summaries.begin(),
+                                    u.compiled.pass_summaries.end());
+            for (const auto& k : u.compiled.kernels)
+                if (k.entry) m.kernels.push_back(k.name);
+            if (!config_.dump_dir.empty()) dump(m, i, plan.units[i], u.compiled.ptx);
         }
-        m.rewritten = true;
-        m.pipeline_ms = compiled->pipeline_ms;
-        m.pass_summaries = compiled->pass_summaries;
-        for (const auto& k : compiled->kernels)
-            m.kernels.push_back(k.name);
-        if (!config_.dump_dir.empty()) dump(m, ex.ptx, compiled->ptx);
 
         std::lock_guard lock(mutex_);
-        for (const auto& k : compiled->kernels) {
-            if (!k.entry) continue;
-            KernelStats& s = kernels_[kernel_id_locked(k.name, m.id)];
-            s.change = k;
-            s.have_change = true;
-        }
-        auto text = std::make_unique<std::string>(std::move(compiled->ptx));
-        if (config_.fault == TestFault::Driver)
-            text->insert(0, "this is not PTX (injected by CFRJIT_TEST_FAULT=driver)\n");
-        const std::string* ptr = text.get();
-        module_texts_[m.id] = std::move(text);
+        for (const auto& u : units)
+            for (const auto& k : u.compiled.kernels) {
+                if (!k.entry) continue;
+                KernelStats& s = kernels_[kernel_id_locked(k.name, m.id)];
+                s.change = k;
+                s.have_change = true;
+            }
+        prepared_[m.id] = std::move(prepared);
         modules_.push_back(std::move(m));
-        return {modules_.back().id, ptr};
+        return decision;
     } catch (const std::exception& e) {
-        log_->warn("{}; loading the original image", e.what());
-        m.rewritten = false;
-        m.passed_through = e.what();
-        std::lock_guard lock(mutex_);
-        modules_.push_back(std::move(m));
-        return {};
+        return pass_through(std::move(m), ModuleOutcome::CompileFailed, e.what());
     }
 }
 
-void Session::load_refused(uint32_t module, std::string_view driver_error) {
+const void* Session::original_image(uint32_t module) const {
+    std::lock_guard lock(mutex_);
+    auto it = prepared_.find(module);
+    if (it == prepared_.end()) return nullptr;
+    const Prepared& p = it->second;
+    return p.original.empty() ? p.original_wrapper : p.original.data();
+}
+
+void Session::load_refused(uint32_t module, std::string_view driver_error, Refusal when) {
     std::lock_guard lock(mutex_);
     for (auto& m : modules_) {
-        if (m.id != module) continue;
+        if (m.id != module || !m.rewritten()) continue;
         std::string kernels;
         for (const auto& k : m.kernels)
             kernels += (kernels.empty() ? "" : ", ") + k;
-        log_->warn("module {} ({}, kernels {}): the driver refused the rewritten module ({}); "
+        const char* at = when == Refusal::AtLoad ? "at load" : "at first use";
+        log_->warn("module {} ({}, kernels {}): the driver refused the rewritten module {} ({}); "
                    "loading the original image",
-                   m.name(), m.api, kernels, driver_error);
-        m.rewritten = false;
-        m.passed_through = fmt::format("driver refused the rewritten module: {}", driver_error);
+                   m.name(), m.api, kernels, at, driver_error);
+        m.outcome = ModuleOutcome::DriverRefused;
+        m.reason = fmt::format("the driver refused the rewritten module {}: {}", at, driver_error);
     }
-    module_texts_.erase(module);
+    // The text stays: a lazily refused module is still loaded until the program unloads it.
+    if (when == Refusal::AtLoad)
+        if (auto it = prepared_.find(module); it != prepared_.end()) {
+            it->second.text.reset();
+            it->second.relocatable.reset();
+        }
 }
 
-void Session::module_loaded(uint32_t module, const void* handle) {
+void Session::module_loaded(uint32_t module, const void* handle, const void* context) {
     if (module == 0 || handle == nullptr) return;
     std::lock_guard lock(mutex_);
     module_handles_[handle] = module;
+    if (context != nullptr) module_contexts_[handle] = context;
+}
+
+std::optional<uint32_t> Session::module_of(const void* handle) const {
+    std::lock_guard lock(mutex_);
+    auto it = module_handles_.find(handle);
+    if (it == module_handles_.end()) return std::nullopt;
+    return it->second;
+}
+
+void Session::forget_handles_of(const void* module_handle) {
+    std::unique_lock lock(handles_mutex_);
+    std::erase_if(kernel_handles_, [&](const auto& e) { return e.second.second == module_handle; });
 }
 
 void Session::module_unloaded(const void* handle) {
-    std::lock_guard lock(mutex_);
-    auto it = module_handles_.find(handle);
-    if (it == module_handles_.end()) return;
-    module_texts_.erase(it->second);
-    module_handles_.erase(it);
+    {
+        std::lock_guard lock(mutex_);
+        if (auto it = module_handles_.find(handle); it != module_handles_.end()) {
+            prepared_.erase(it->second);
+            module_handles_.erase(it);
+        }
+        module_contexts_.erase(handle);
+    }
+    forget_handles_of(handle);
 }
+
+void Session::context_gone(const void* context) {
+    std::vector<const void*> gone;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto& [module, ctx] : module_contexts_)
+            if (ctx == context) gone.push_back(module);
+    }
+    for (const void* module : gone)
+        module_unloaded(module);
+}
+
+// ---- kernels ------------------------------------------------------------------------------------
 
 uint32_t Session::kernel_id_locked(std::string_view name, uint32_t module) {
     const auto key = std::make_pair(module, std::string(name));
@@ -239,7 +337,7 @@ uint32_t Session::register_kernel(const void* handle, std::string_view name,
         id = kernel_id_locked(name, module);
     }
     std::unique_lock lock(handles_mutex_);
-    kernel_handles_[handle] = id;
+    kernel_handles_[handle] = {id, module_handle};
     return id;
 }
 
@@ -247,7 +345,12 @@ std::optional<uint32_t> Session::find_kernel(const void* handle) const {
     std::shared_lock lock(handles_mutex_);
     auto it = kernel_handles_.find(handle);
     if (it == kernel_handles_.end()) return std::nullopt;
-    return it->second;
+    return it->second.first;
+}
+
+std::string Session::kernel_name(uint32_t kernel) const {
+    std::lock_guard lock(mutex_);
+    return kernel < kernels_.size() ? kernels_[kernel].name : std::string();
 }
 
 void Session::alias_kernel(const void* handle, const void* known) {
@@ -262,6 +365,8 @@ void Session::alias_module(const void* handle, const void* known) {
         module_handles_[handle] = it->second;
 }
 
+// ---- launches -----------------------------------------------------------------------------------
+
 void Session::launch_started(uint32_t kernel, Dim3 grid, Dim3 block) {
     std::lock_guard lock(mutex_);
     if (kernel >= kernels_.size()) return;
@@ -275,15 +380,37 @@ void Session::launch_started(uint32_t kernel, Dim3 grid, Dim3 block) {
     ++k.launches;
 }
 
+void Session::launch_captured(uint32_t kernel) {
+    std::lock_guard lock(mutex_);
+    if (kernel < kernels_.size()) ++kernels_[kernel].captured;
+}
+
+namespace {
+
+template <class Stats>
+void add_time(Stats& s, double ms) {
+    if (ms < 0) {
+        ++s.untimed;
+        return;
+    }
+    ++s.timed;
+    s.total_ms += ms;
+    s.min_ms = std::min(s.min_ms, ms);
+    s.max_ms = std::max(s.max_ms, ms);
+}
+
+} // namespace
+
 void Session::launch_timed(const PendingLaunch& launch, double ms) {
     std::lock_guard lock(mutex_);
-    if (launch.kernel >= kernels_.size()) return;
-    KernelStats& k = kernels_[launch.kernel];
-    ++k.timed;
-    k.total_ms += ms;
-    k.min_ms = std::min(k.min_ms, ms);
-    k.max_ms = std::max(k.max_ms, ms);
-    if (config_.timing == TimingMode::PerLaunch) {
+    if (launch.what == Timed::Graph) {
+        if (launch.id >= 1 && launch.id <= graphs_.size()) add_time(graphs_[launch.id - 1], ms);
+        return;
+    }
+    if (launch.id >= kernels_.size()) return;
+    KernelStats& k = kernels_[launch.id];
+    add_time(k, ms);
+    if (ms >= 0 && config_.timing == TimingMode::PerLaunch) {
         if (k.samples.size() < 100000) k.samples.push_back({launch.grid, launch.block, ms});
         fmt::print(stderr, "cfrjit launch: {} grid {}x{}x{} block {}x{}x{}: {:.0f} ns\n", k.name,
                    launch.grid.x, launch.grid.y, launch.grid.z, launch.block.x, launch.block.y,
@@ -295,6 +422,48 @@ PendingLaunches::Sink Session::sink() {
     return [this](const PendingLaunch& p, double ms) { launch_timed(p, ms); };
 }
 
+// ---- graphs -------------------------------------------------------------------------------------
+
+uint32_t Session::graph_instantiated(const void* exec, const std::vector<uint32_t>& kernels,
+                                     size_t nodes) {
+    std::lock_guard lock(mutex_);
+    GraphStats g;
+    g.id = static_cast<uint32_t>(graphs_.size() + 1);
+    g.kernels = kernels;
+    g.nodes = nodes;
+    for (uint32_t k : kernels)
+        if (k < kernels_.size()) ++kernels_[k].graph_nodes;
+    graphs_.push_back(std::move(g));
+    graph_handles_[exec] = graphs_.back().id;
+    return graphs_.back().id;
+}
+
+std::optional<uint32_t> Session::find_graph(const void* exec) const {
+    std::lock_guard lock(mutex_);
+    auto it = graph_handles_.find(exec);
+    if (it == graph_handles_.end()) return std::nullopt;
+    return it->second;
+}
+
+void Session::graph_launched(uint32_t graph) {
+    std::lock_guard lock(mutex_);
+    if (graph < 1 || graph > graphs_.size()) return;
+    GraphStats& g = graphs_[graph - 1];
+    ++g.launches;
+    for (uint32_t k : g.kernels)
+        if (k < kernels_.size()) ++kernels_[k].graph_runs;
+}
+
+void Session::graph_destroyed(const void* exec) {
+    std::lock_guard lock(mutex_);
+    auto it = graph_handles_.find(exec);
+    if (it == graph_handles_.end()) return;
+    graphs_[it->second - 1].destroyed = true;
+    graph_handles_.erase(it);
+}
+
+// ---- the report ---------------------------------------------------------------------------------
+
 std::vector<KernelStats> Session::kernels() const {
     std::lock_guard lock(mutex_);
     return kernels_;
@@ -305,12 +474,19 @@ std::vector<ModuleRecord> Session::modules() const {
     return modules_;
 }
 
-void Session::dump(const ModuleRecord& m, std::string_view original, std::string_view rewritten) {
+std::vector<GraphStats> Session::graphs() const {
+    std::lock_guard lock(mutex_);
+    return graphs_;
+}
+
+void Session::dump(const ModuleRecord& m, size_t unit, std::string_view original,
+                   std::string_view rewritten) {
     namespace fs = std::filesystem;
     try {
         const fs::path dir(config_.dump_dir);
         fs::create_directories(dir);
-        const std::string stem = fmt::format("{}-{:016x}", m.name(), m.key);
+        const std::string stem = unit == 0 ? fmt::format("{}-{:016x}", m.name(), m.key)
+                                           : fmt::format("{}-{:016x}-u{}", m.name(), m.key, unit);
         write_text(dir / (stem + ".orig.ptx"), original);
         write_text(dir / (stem + ".ptx"), rewritten);
         for (const auto& [text, tag] : {std::pair{original, "orig"}, std::pair{rewritten, "new"}}) {
@@ -331,8 +507,9 @@ void Session::finish() {
     if (!enabled_ || finished_.exchange(true)) return;
     const auto ks = kernels();
     const auto ms = modules();
+    const auto gs = graphs();
     if (ks.empty() && ms.empty()) return;
-    const std::string text = format_report(config_, ks, ms);
+    const std::string text = format_report(config_, ks, ms, gs);
     if (config_.log_file.empty()) {
         std::fputs(text.c_str(), stderr);
         std::fflush(stderr);
@@ -341,7 +518,7 @@ void Session::finish() {
     }
     if (!config_.report_file.empty()) {
         std::ofstream out(config_.report_file);
-        out << report_json(config_, ks, ms).dump(2) << "\n";
+        out << report_json(config_, ks, ms, gs).dump(2) << "\n";
         if (!out) log_->warn("CFRJIT_REPORT={}: cannot write the report", config_.report_file);
     }
 }

@@ -1,6 +1,6 @@
-// The shim's runtime state for one process: configuration, logger, cache, the modules and
-// kernels seen, launch timing, and the report at exit. The interposition layer calls into it and
-// owns everything that touches the driver.
+// The shim's runtime state for one process: configuration, logger, cache, the modules, kernels and
+// graphs seen, launch timing, and the report at exit. The interposition layer calls into it and
+// owns everything that touches the driver; handles are opaque keys here.
 #pragma once
 
 #include "runtime/cache.hpp"
@@ -23,11 +23,18 @@
 
 namespace cfr::runtime {
 
+class RelocatableImage;
+
 struct LoadDecision {
-    uint32_t module = 0;        // 0: nothing to do, load the image as it is
-    const std::string* ptx = 0; // the text to hand to the driver (lives until module_unloaded)
-    bool rewrite() const { return ptx != nullptr; }
+    uint32_t module = 0;         // 0: nothing to do, load the image as it is
+    const void* image = nullptr; // what to hand the driver (lives until the module is unloaded)
+    size_t size = 0;             // its size in bytes (PTX text: with its NUL)
+    const std::string* ptx = 0;  // the rewritten text, when `image` is PTX text
+    bool rewrite() const { return image != nullptr; }
 };
+
+// When the driver refused a rewritten module.
+enum class Refusal { AtLoad, AtFirstUse };
 
 class Session {
 public:
@@ -43,26 +50,43 @@ public:
     const Config& config() const { return config_; }
     spdlog::logger& log() { return *log_; }
 
-    // Decides what the driver gets for an image: the rewritten PTX, or the image unchanged.
+    // ---- modules
+    // Decides what the driver gets for an image: the rewritten image, or the image unchanged.
     // `api` names the entry point. Never throws.
     LoadDecision prepare(const void* image, size_t size, uint32_t device_sm, std::string_view api);
-    // The driver refused the rewritten module: logs one line, the caller loads the original.
-    void load_refused(uint32_t module, std::string_view driver_error);
-    void module_loaded(uint32_t module, const void* handle);
+    // The image to load when the driver refuses a rewritten module (a copy the shim keeps, or
+    // the program's own fatbin wrapper); null for a module that was not rewritten.
+    const void* original_image(uint32_t module) const;
+    // The driver refused the rewritten module: logs one line; the caller loads the original.
+    void load_refused(uint32_t module, std::string_view driver_error, Refusal when);
+    // A module (or library: `context` null) handle now stands for a module the shim prepared.
+    void module_loaded(uint32_t module, const void* handle, const void* context);
+    std::optional<uint32_t> module_of(const void* handle) const;
+    // The handle is gone; so are the kernel handles that came from it.
     void module_unloaded(const void* handle);
+    // A context ended: its modules, and their kernel handles, are gone.
+    void context_gone(const void* context);
 
-    // Kernel handles (CUfunction or CUkernel) and the name they stand for.
+    // ---- kernels: handles (CUfunction or CUkernel) and the name they stand for
     uint32_t register_kernel(const void* handle, std::string_view name, const void* module_handle);
     std::optional<uint32_t> find_kernel(const void* handle) const;
+    std::string kernel_name(uint32_t kernel) const;
     // Another handle for a known kernel (cuKernelGetFunction) or module (cuLibraryGetModule).
     void alias_kernel(const void* handle, const void* known);
     void alias_module(const void* handle, const void* known);
 
-    // Timing.
-    void launch_started(uint32_t kernel, Dim3 grid, Dim3 block); // counted, not timed
+    // ---- launches
+    void launch_started(uint32_t kernel, Dim3 grid, Dim3 block); // counted, not yet timed
+    void launch_captured(uint32_t kernel);                       // recorded into a graph
     PendingLaunches& pending() { return pending_; }
-    void launch_timed(const PendingLaunch& launch, double ms);
     PendingLaunches::Sink sink();
+
+    // ---- graphs: an instantiated graph (CUgraphExec) and the kernels of its kernel nodes
+    uint32_t graph_instantiated(const void* exec, const std::vector<uint32_t>& kernels,
+                                size_t nodes);
+    std::optional<uint32_t> find_graph(const void* exec) const;
+    void graph_launched(uint32_t graph); // counted, not yet timed
+    void graph_destroyed(const void* exec);
 
     // Prints the report on stderr (or the log file) and writes CFRJIT_REPORT; once.
     void finish();
@@ -70,12 +94,26 @@ public:
     // What the tests and the report need.
     std::vector<KernelStats> kernels() const;
     std::vector<ModuleRecord> modules() const;
+    std::vector<GraphStats> graphs() const;
 
 private:
+    struct Unit; // one rewritten PTX text and what compiling it found
+    struct Prepared {
+        std::unique_ptr<std::string> text;             // rewritten PTX handed to the driver
+        std::unique_ptr<RelocatableImage> relocatable; // or a rewritten -rdc image
+        std::string original;                          // a copy of the original image, if any
+        const void* original_wrapper = nullptr;        // or the program's own wrapper
+    };
+
     ModuleCache* cache(); // null when off or unusable
     void disable_cache(const std::string& why);
-    void dump(const ModuleRecord& m, std::string_view original, std::string_view rewritten);
+    Unit compile_unit(const std::string& ptx, ModuleRecord& m);
+    LoadDecision pass_through(ModuleRecord m, ModuleOutcome outcome, const std::string& reason);
+    void dump(const ModuleRecord& m, size_t unit, std::string_view original,
+              std::string_view rewritten);
     uint32_t kernel_id_locked(std::string_view name, uint32_t module);
+    void launch_timed(const PendingLaunch& launch, double ms);
+    void forget_handles_of(const void* module_handle);
 
     bool enabled_ = true;
     Config config_;
@@ -86,17 +124,21 @@ private:
     bool cache_tried_ = false;
     std::unique_ptr<ModuleCache> cache_;
 
-    mutable std::mutex mutex_; // modules_, kernels_, module_texts_, module_handles_
+    // modules_, kernels_, prepared_, module_handles_, module_contexts_, graphs_, graph_handles_
+    mutable std::mutex mutex_;
     std::atomic<uint32_t> next_module_{1};
     std::vector<ModuleRecord> modules_;
-    std::map<uint32_t, std::unique_ptr<std::string>> module_texts_;
+    std::map<uint32_t, Prepared> prepared_;
     std::unordered_map<const void*, uint32_t> module_handles_;
-    std::vector<KernelStats> kernels_; // index = kernel id
+    std::unordered_map<const void*, const void*> module_contexts_; // module handle -> context
+    std::vector<KernelStats> kernels_;                             // index = kernel id
     std::map<std::pair<uint32_t, std::string>, uint32_t> kernel_ids_;
-    bool cubin_logged_ = false;
+    std::vector<GraphStats> graphs_; // index = graph id - 1
+    std::unordered_map<const void*, uint32_t> graph_handles_;
 
+    // kernel handle -> (kernel id, the module handle it came from)
     mutable std::shared_mutex handles_mutex_;
-    std::unordered_map<const void*, uint32_t> kernel_handles_;
+    std::unordered_map<const void*, std::pair<uint32_t, const void*>> kernel_handles_;
 
     PendingLaunches pending_;
     std::atomic<bool> finished_{false};

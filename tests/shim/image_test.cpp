@@ -1,5 +1,7 @@
-// Which PTX the shim compiles from an image: PTX text, fatbin wrappers and containers with plain,
-// LZ4 and zstd entries, several targets, and cubin-only images that pass through.
+// Which images the shim rewrites, from which PTX: PTX text, fatbin wrappers and containers with
+// plain, LZ4 and zstd entries, several targets, machine code beside PTX, -rdc images, and the
+// images that pass through with the reason.
+#include "ptx/cubin.hpp"
 #include "runtime/image.hpp"
 
 #include <catch2/catch.hpp>
@@ -70,57 +72,186 @@ std::string ptx_for(uint32_t sm) {
     return ".version 8.0\n.target sm_" + std::to_string(sm) + "\n.address_size 64\n";
 }
 
+// PTX defining `kernels` and `globals`.
+std::string ptx_with(uint32_t sm, const std::vector<std::string>& kernels,
+                     const std::vector<std::string>& globals = {}) {
+    std::string text = ptx_for(sm);
+    for (const auto& g : globals)
+        text += ".global .align 4 .b8 " + g + "[16];\n";
+    for (const auto& k : kernels)
+        text += ".visible .entry " + k + "()\n{\n\tret;\n}\n";
+    return text;
+}
+
+// Machine code for `sm` defining `kernels` and `globals`, as an ELF entry.
+std::vector<uint8_t> elf_entry(uint32_t sm, const std::vector<std::string>& kernels,
+                               const std::vector<std::string>& globals = {}) {
+    cfr::ptx::cubin::CubinSpec spec;
+    spec.sm_arch = sm;
+    spec.kernels = kernels;
+    for (const auto& g : globals)
+        spec.variables.push_back({g, 16, 4, false});
+    return make_entry(false, sm, cfr::ptx::cubin::write(spec), Packing::Plain);
+}
+
+struct Wrapper {
+    uint32_t magic = fb::kWrapperMagic;
+    uint32_t version = 1;
+    const void* data = nullptr;
+    const void* const* prelinked = nullptr;
+};
+
+ImagePlan plan(const std::vector<uint8_t>& c, uint32_t device_sm,
+               ImageScope scope = ImageScope::All) {
+    return plan_image(c.data(), c.size(), device_sm, scope);
+}
+
 } // namespace
 
-TEST_CASE("image: PTX text") {
+TEST_CASE("image: PTX text is rewritten unless it targets a newer architecture") {
     const std::string text = ptx_for(75);
-    const auto ex = extract_image(text.c_str(), 0, 90);
-    CHECK(ex.kind == ExtractedImage::Kind::Ptx);
-    CHECK(ex.ptx == text);
+    auto p = plan_image(text.c_str(), 0, 90, ImageScope::All);
+    CHECK(p.outcome == ModuleOutcome::Rewritten);
+    CHECK(p.form == ImageForm::Text);
+    REQUIRE(p.units.size() == 1);
+    CHECK(p.units[0] == text);
+    const std::string newer = ptx_for(100);
+    p = plan_image(newer.c_str(), 0, 90, ImageScope::All);
+    CHECK(p.outcome == ModuleOutcome::PtxOnlyForNewer);
+    CHECK_THAT(p.reason, Catch::Contains("sm_100") && Catch::Contains("sm_90"));
+    CHECK(p.units.empty());
 }
 
 TEST_CASE("image: fatbin PTX entries, plain, LZ4 and zstd, also behind a wrapper") {
-    for (Packing p : {Packing::Plain, Packing::Lz4, Packing::Zstd}) {
-        const auto c = make_container({make_entry(false, 75, std::string(64, 'E'), Packing::Plain),
-                                       make_entry(true, 75, ptx_for(75), p)});
-        auto ex = extract_image(c.data(), c.size(), 75);
-        REQUIRE(ex.kind == ExtractedImage::Kind::Ptx);
-        CHECK(ex.ptx == ptx_for(75));
-        CHECK(ex.sm == 75);
+    for (Packing packing : {Packing::Plain, Packing::Lz4, Packing::Zstd}) {
+        const auto c = make_container({make_entry(true, 75, ptx_for(75), packing)});
+        auto p = plan(c, 75);
+        REQUIRE(p.outcome == ModuleOutcome::Rewritten);
+        CHECK(p.units.at(0) == ptx_for(75));
+        CHECK(p.sm == 75);
 
-        struct {
-            uint32_t magic = fb::kWrapperMagic;
-            uint32_t version = 1;
-            const void* data;
-            const void* extra = nullptr;
-        } wrapper{.data = c.data()};
-        ex = extract_image(&wrapper, 0, 75);
-        REQUIRE(ex.kind == ExtractedImage::Kind::Ptx);
-        CHECK(ex.ptx == ptx_for(75));
-        CHECK_THAT(ex.description, Catch::Contains("fatbin wrapper"));
+        Wrapper wrapper{.data = c.data()};
+        p = plan_image(&wrapper, 0, 75, ImageScope::All);
+        REQUIRE(p.outcome == ModuleOutcome::Rewritten);
+        CHECK(p.units.at(0) == ptx_for(75));
+        CHECK_THAT(p.description, Catch::Contains("fatbin wrapper"));
     }
 }
 
-TEST_CASE("image: the entry for the device, else the newest below it, else the newest") {
+TEST_CASE("image: the newest PTX not above the device's architecture, never a newer one") {
     const auto c = make_container({make_entry(true, 70, ptx_for(70), Packing::Plain),
                                    make_entry(true, 80, ptx_for(80), Packing::Zstd),
                                    make_entry(true, 90, ptx_for(90), Packing::Lz4)});
-    CHECK(extract_image(c.data(), c.size(), 80).sm == 80);
-    CHECK(extract_image(c.data(), c.size(), 86).sm == 80);
-    CHECK(extract_image(c.data(), c.size(), 120).sm == 90);
-    CHECK(extract_image(c.data(), c.size(), 60).sm == 90);
-    CHECK(extract_image(c.data(), c.size(), 0).sm == 90);
+    CHECK(plan(c, 80).sm == 80);
+    CHECK(plan(c, 86).sm == 80);
+    CHECK(plan(c, 120).sm == 90);
+    const auto p = plan(c, 60);
+    CHECK(p.outcome == ModuleOutcome::PtxOnlyForNewer);
+    CHECK_THAT(p.reason, Catch::Contains("compute_70, compute_80, compute_90"));
+    CHECK(plan(c, 0).outcome == ModuleOutcome::PtxOnlyForNewer);
+    const auto one = make_container({make_entry(true, 0, ptx_for(70), Packing::Plain)});
+    CHECK(plan(one, 0).outcome == ModuleOutcome::NotAnImage); // the device is unknown
+}
+
+TEST_CASE("image: machine code for the device and PTX only for a newer architecture pass") {
+    // The shape of NVIDIA's libraries (cuBLAS: ELF sm_75 ... sm_120, PTX sm_120 only).
+    const auto c = make_container({elf_entry(80, {"k"}), elf_entry(90, {"k"}),
+                                   make_entry(true, 120, ptx_with(120, {"k"}), Packing::Zstd)});
+    const auto p = plan(c, 90);
+    CHECK(p.outcome == ModuleOutcome::PtxOnlyForNewer);
+    CHECK_THAT(p.reason, Catch::Contains("compute_120"));
+}
+
+TEST_CASE("image: PTX beside machine code is rewritten only when it defines all of it") {
+    const auto full =
+        make_container({elf_entry(90, {"k1", "k2"}, {"g"}),
+                        make_entry(true, 75, ptx_with(75, {"k1", "k2"}, {"g"}), Packing::Zstd),
+                        make_entry(true, 100, ptx_with(100, {"k1", "k2"}, {"g"}), Packing::Zstd)});
+    auto p = plan(full, 90);
+    CHECK(p.outcome == ModuleOutcome::Rewritten);
+    CHECK(p.sm == 75); // the older PTX, never the newer
+
+    const auto no_k2 =
+        make_container({elf_entry(90, {"k1", "k2"}, {"g"}),
+                        make_entry(true, 75, ptx_with(75, {"k1"}, {"g"}), Packing::Plain)});
+    p = plan(no_k2, 90);
+    CHECK(p.outcome == ModuleOutcome::PtxMissingSymbols);
+    CHECK_THAT(p.reason, Catch::Contains("kernels k2"));
+    CHECK(p.units.empty());
+
+    const auto no_g = make_container(
+        {elf_entry(90, {"k1"}, {"g"}), make_entry(true, 75, ptx_with(75, {"k1"}), Packing::Plain)});
+    p = plan(no_g, 90);
+    CHECK(p.outcome == ModuleOutcome::PtxMissingSymbols);
+    CHECK_THAT(p.reason, Catch::Contains("globals g"));
+}
+
+TEST_CASE("image: CFRJIT_IMAGES=jit-only leaves images the device runs as machine code") {
+    const auto c = make_container(
+        {elf_entry(90, {"k"}), make_entry(true, 75, ptx_with(75, {"k"}), Packing::Plain)});
+    CHECK(plan(c, 90, ImageScope::All).outcome == ModuleOutcome::Rewritten);
+    const auto p = plan(c, 90, ImageScope::JitOnly);
+    CHECK(p.outcome == ModuleOutcome::ExcludedBySetting);
+    CHECK_THAT(p.reason, Catch::Contains("jit-only"));
+    // sm_80 machine code does not run on sm_90: the driver would JIT the PTX anyway.
+    const auto other = make_container(
+        {elf_entry(80, {"k"}), make_entry(true, 75, ptx_with(75, {"k"}), Packing::Plain)});
+    CHECK(plan(other, 90, ImageScope::JitOnly).outcome == ModuleOutcome::Rewritten);
+}
+
+TEST_CASE("image: relocatable device code, one PTX per translation unit, rebuilt for the driver") {
+    const auto linked = make_container({});
+    const auto a = make_container(
+        {make_entry(true, 75, ptx_with(75, {"ka"}) + ".extern .func f();\n", Packing::Zstd)});
+    const auto b = make_container({make_entry(true, 75, ptx_with(75, {"kb"}), Packing::Zstd)});
+    const void* units[] = {a.data(), b.data(), nullptr};
+    Wrapper wrapper{fb::kWrapperMagic, 2, linked.data(), units};
+    const auto p = plan_image(&wrapper, 0, 90, ImageScope::All);
+    REQUIRE(p.outcome == ModuleOutcome::Rewritten);
+    CHECK(p.form == ImageForm::Relocatable);
+    REQUIRE(p.units.size() == 2);
+    CHECK_THAT(p.units[1], Catch::Contains("kb"));
+
+    const RelocatableImage image(p.unit_entries, {"rewritten a", "rewritten b"});
+    REQUIRE(fb::wrapper_version(image.wrapper()) == 2);
+    CHECK(fb::read_container(fb::container_of_wrapper(image.wrapper())).empty());
+    const auto rebuilt = fb::prelinked_containers(image.wrapper());
+    REQUIRE(rebuilt.size() == 2);
+    const auto entries = fb::read_container(rebuilt[1]);
+    REQUIRE(entries.size() == 1);
+    CHECK(entries[0].kind == fb::EntryKind::Ptx);
+    CHECK(entries[0].sm_arch == 75);
+    CHECK(entries[0].payload == "rewritten b");
+
+    const auto newer = make_container({make_entry(true, 100, ptx_for(100), Packing::Plain)});
+    const void* mixed[] = {a.data(), newer.data(), nullptr};
+    Wrapper second{fb::kWrapperMagic, 2, linked.data(), mixed};
+    const auto q = plan_image(&second, 0, 90, ImageScope::All);
+    CHECK(q.outcome == ModuleOutcome::PtxOnlyForNewer);
+    CHECK_THAT(q.reason, Catch::StartsWith("unit 2:"));
 }
 
 TEST_CASE("image: cubin-only and unknown images pass through") {
-    const auto c = make_container({make_entry(false, 75, std::string(64, 'E'), Packing::Plain)});
-    CHECK(extract_image(c.data(), c.size(), 75).kind == ExtractedImage::Kind::CubinOnly);
+    const auto c = make_container({elf_entry(75, {"k"})});
+    CHECK(plan(c, 75).outcome == ModuleOutcome::NoPtx);
     const char elf[] = "\x7f"
                        "ELF\x02\x01\x01";
-    CHECK(extract_image(elf, sizeof elf, 75).kind == ExtractedImage::Kind::CubinOnly);
+    CHECK(plan_image(elf, sizeof elf, 75, ImageScope::All).outcome == ModuleOutcome::NoPtx);
     const char junk[] = "hello world";
-    CHECK(extract_image(junk, 0, 75).kind == ExtractedImage::Kind::Unknown);
-    auto broken = c;
+    CHECK(plan_image(junk, 0, 75, ImageScope::All).outcome == ModuleOutcome::NotAnImage);
+    auto broken = make_container({make_entry(true, 75, ptx_for(75), Packing::Plain)});
     broken.resize(20);
-    CHECK(extract_image(broken.data(), broken.size(), 75).kind == ExtractedImage::Kind::Unknown);
+    const auto p = plan(broken, 75);
+    CHECK(p.outcome == ModuleOutcome::NotAnImage);
+    CHECK_THAT(p.reason, Catch::StartsWith("damaged image"));
+}
+
+TEST_CASE("image: copies of what the program may free, none of its wrappers") {
+    const std::string text = ptx_for(75);
+    CHECK(copy_of_image(text.c_str(), 0) == text + '\0');
+    const auto c = make_container({make_entry(true, 75, ptx_for(75), Packing::Zstd)});
+    const std::string copy = copy_of_image(c.data(), 0);
+    CHECK(copy == std::string(reinterpret_cast<const char*>(c.data()), c.size()));
+    Wrapper wrapper{.data = c.data()};
+    CHECK(copy_of_image(&wrapper, 0).empty());
 }

@@ -105,9 +105,14 @@ TEST_CASE("session: failures fall back to the original image with one log line")
         Session s(env.getenv());
         const auto d = s.prepare(ptx.c_str(), 0, 75, "test");
         REQUIRE(d.rewrite());
-        s.load_refused(d.module, "CUDA_ERROR_INVALID_PTX");
+        CHECK(s.original_image(d.module) != nullptr);
+        s.load_refused(d.module, "CUDA_ERROR_INVALID_PTX", Refusal::AtFirstUse);
         CHECK(env.log_lines() == 1);
-        CHECK_FALSE(s.modules().at(0).rewritten);
+        CHECK_FALSE(s.modules().at(0).rewritten());
+        CHECK(s.modules().at(0).outcome == ModuleOutcome::DriverRefused);
+        CHECK_THAT(s.modules().at(0).reason, Catch::Contains("at first use"));
+        // The original the shim keeps is a copy: the program may free its own.
+        CHECK(std::string(static_cast<const char*>(s.original_image(d.module))) == ptx);
     }
     SECTION("an unusable cache directory") {
         env.vars["CFRJIT_CACHE_DIR"] = "/dev/null/cfrjit";
@@ -116,13 +121,20 @@ TEST_CASE("session: failures fall back to the original image with one log line")
         CHECK(s.prepare(ptx.c_str(), 0, 75, "b").rewrite());
         CHECK(env.log_lines() == 1);
     }
-    SECTION("cubin-only images pass through, logged once") {
-        Session s(env.getenv());
+    SECTION("cubin-only images pass through; why is in the report, and logged at info level") {
         const char elf[] = "\x7f"
                            "ELF\x02\x01\x01";
+        {
+            Session s(env.getenv());
+            CHECK_FALSE(s.prepare(elf, sizeof elf, 75, "a").rewrite());
+            CHECK(s.modules().at(0).outcome == ModuleOutcome::NoPtx);
+            CHECK(env.log_lines() == 0);
+        }
+        env.vars["CFRJIT_LOG"] = "info";
+        Session s(env.getenv());
         CHECK_FALSE(s.prepare(elf, sizeof elf, 75, "a").rewrite());
         CHECK_FALSE(s.prepare(elf, sizeof elf, 75, "b").rewrite());
-        CHECK(env.log_lines() == 1);
+        CHECK(env.log_lines() == 2);
     }
     SECTION("a bad configuration disables the shim") {
         env.vars["CFRJIT_TIMING"] = "bogus";
