@@ -37,6 +37,7 @@ TEST_CASE("config: defaults") {
     CHECK(c.timing == TimingMode::Summary);
     CHECK(c.log_level == LogLevel::Warn);
     CHECK(c.fault == TestFault::None);
+    CHECK(c.images == ImageScope::All);
     CHECK(c.selects("anything"));
 }
 
@@ -49,6 +50,7 @@ TEST_CASE("config: XDG_CACHE_HOME and explicit values") {
                            {"CFRJIT_CACHE", "off"},
                            {"CFRJIT_DISABLE", "1"},
                            {"CFRJIT_KERNELS", "foo, bar*"},
+                           {"CFRJIT_IMAGES", "JIT-only"},
                            {"CFRJIT_TEST_FAULT", "driver"}});
     CHECK(c.cache_dir == "/xdg/cfrjit");
     CHECK(c.pipeline.empty());
@@ -60,6 +62,7 @@ TEST_CASE("config: XDG_CACHE_HOME and explicit values") {
     CHECK(c.selects("bar_kernel"));
     CHECK_FALSE(c.selects("baz"));
     CHECK(c.fault == TestFault::Driver);
+    CHECK(c.images == ImageScope::JitOnly);
 }
 
 TEST_CASE("config: bad values name the variable and what is accepted") {
@@ -71,6 +74,8 @@ TEST_CASE("config: bad values name the variable and what is accepted") {
     CHECK_THAT(error_of({{"CFRJIT_CACHE_DIR", "relative/dir"}}), Catch::Contains("absolute path"));
     CHECK_THAT(error_of({{"CFRJIT_PASSES", "no-such-pass"}}),
                Catch::Contains("CFRJIT_PASSES=no-such-pass") && Catch::Contains("no-such-pass"));
+    CHECK_THAT(error_of({{"CFRJIT_IMAGES", "some"}}),
+               Catch::Contains("CFRJIT_IMAGES=some") && Catch::Contains("jit-only"));
     CHECK_THAT(error_of({{"CFRJIT_TEST_FAULT", "everything"}}),
                Catch::Contains("CFRJIT_TEST_FAULT"));
 }

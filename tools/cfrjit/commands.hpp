@@ -9,7 +9,7 @@ namespace cfr::cli {
 struct RunOptions {
     std::string passes;
     bool passes_set = false;
-    std::string report, timing, kernels, cache_dir, log, log_file, dump_dir;
+    std::string report, timing, kernels, cache_dir, log, log_file, dump_dir, images;
     bool no_cache = false;
     bool emulator = false; // force the emulated driver
     std::vector<std::string> command;

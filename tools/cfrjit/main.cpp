@@ -39,6 +39,11 @@ int main(int argc, char** argv) {
         ->type_name("FILE");
     run_cmd->add_option("--timing", run.timing, "off, summary or per-launch (CFRJIT_TIMING)")
         ->type_name("MODE");
+    run_cmd
+        ->add_option("--images", run.images,
+                     "all: rewrite every image whose PTX covers its machine code; jit-only: only "
+                     "images the driver would JIT anyway (CFRJIT_IMAGES)")
+        ->type_name("SCOPE");
     run_cmd->add_option("--kernels", run.kernels,
                         "Rewrite only these kernels: names or patterns, comma-separated "
                         "(CFRJIT_KERNELS)");

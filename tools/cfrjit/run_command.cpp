@@ -31,6 +31,7 @@ int run_program(const RunOptions& o) {
     if (o.passes_set) setenv("CFRJIT_PASSES", o.passes.c_str(), 1);
     set("CFRJIT_REPORT", o.report);
     set("CFRJIT_TIMING", o.timing);
+    set("CFRJIT_IMAGES", o.images);
     set("CFRJIT_KERNELS", o.kernels);
     set("CFRJIT_CACHE_DIR", o.cache_dir);
     set("CFRJIT_LOG", o.log);
