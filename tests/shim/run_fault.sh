@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fault injection under the shim: run_fault.sh CFRJIT PROGRAM FAULT
 # FAULT: corrupt-cache (a damaged entry on disk), unwritable-cache, cache-write (storing fails),
-# pass, driver, bad-config.
+# pass, driver-eager (the driver refuses the rewritten module at load), driver-lazy (at first use,
+# under lazy loading), bad-config.
 # The program must succeed with the output it has without the shim, and exactly one log line
 # must say what went wrong.
 set -u
@@ -24,7 +25,10 @@ corrupt-cache)
 unwritable-cache) export CFRJIT_CACHE_DIR=/dev/null/cfrjit expect="cache disabled" ;;
 cache-write) export CFRJIT_TEST_FAULT=cache expect="cache disabled: cannot write" ;;
 pass) export CFRJIT_TEST_FAULT=pass expect="pipeline .* failed" ;;
-driver) export CFRJIT_TEST_FAULT=driver expect="driver refused the rewritten module" ;;
+driver-eager) export CFRJIT_TEST_FAULT=driver CUDA_MODULE_LOADING=EAGER
+    expect="driver refused the rewritten module at load" ;;
+driver-lazy) export CFRJIT_TEST_FAULT=driver CUDA_MODULE_LOADING=LAZY
+    expect="driver refused the rewritten module at first use" ;;
 bad-config) export CFRJIT_LOG=loud expect="CFRJIT_LOG=loud" ;;
 *) echo "unknown fault $fault"; exit 2 ;;
 esac

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# A program under the shim on the emulated driver, compared with the program alone:
+#   run_program.sh [--runs N] [--expect CHECK]... -- PROGRAM [ARGS...]
+# The program runs alone once, then under `cfrjit run` with the empty pipeline, the default one
+# and the full restructuring (loop + branch), N times each (default 1), with a fresh cache for
+# the first run of each pipeline. Every run's output must equal the program's alone, no run may
+# log a warning, and every report must pass the checks (tests/shim/check_report.py; CHECK is
+# one of its options, e.g. --expect kernels-rewritten --expect outcome=no-ptx).
+set -u
+runs=1 checks=()
+while [[ $# -gt 0 && $1 != -- ]]; do
+    case $1 in
+    --runs) runs=$2; shift 2 ;;
+    --expect) checks+=("--$2"); shift 2 ;;
+    *) echo "run_program.sh: unknown option $1"; exit 2 ;;
+    esac
+done
+shift
+[[ $# -gt 0 ]] || { echo "run_program.sh: no program"; exit 2; }
+cfrjit=${CFRJIT_TOOL:?} emulator=${CFRJIT_EMULATOR_LIB:?}
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d /tmp/cfrjit-program.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAILED: $*"; for f in "$work"/*.err; do [[ -s $f ]] && { echo "--- $f"; tail -40 "$f"; }; done; exit 1; }
+
+LD_LIBRARY_PATH=$emulator "$@" >"$work/alone.out" 2>"$work/alone.err" || fail "program fails alone"
+for pipeline in "" default "restructure-loops,restructure-branches<selective=true>"; do
+    passes=(--passes "$pipeline")
+    [[ $pipeline == default ]] && passes=()
+    export CFRJIT_CACHE_DIR=$work/cache-${#pipeline}
+    for ((run = 1; run <= runs; ++run)); do
+        tag="passes='${pipeline}' run $run"
+        "$cfrjit" run "${passes[@]}" --report "$work/report.json" -- "$@" \
+            >"$work/shim.out" 2>"$work/shim.err" || fail "program fails under the shim ($tag)"
+        cmp -s "$work/alone.out" "$work/shim.out" || {
+            diff "$work/alone.out" "$work/shim.out" | head -20
+            fail "output differs under the shim ($tag)"
+        }
+        if grep -E "^cfrjit (warning|error):" "$work/shim.err"; then fail "log lines ($tag)"; fi
+        python3 "$here/check_report.py" "$work/report.json" "${checks[@]}" >"$work/check.txt" ||
+            { cat "$work/check.txt"; fail "report check ($tag)"; }
+    done
+    echo "$tag: $(tail -1 "$work/check.txt")"
+done
+echo "program: OK"
