@@ -93,13 +93,17 @@ runtime::PendingLaunch count_launch(Session& s, const LaunchSubject& subject) {
     return p;
 }
 
+void poll(Session& s, size_t limit) {
+    if (s.pending().size() > 0) s.pending().poll(event_ops(), s.sink(), limit);
+}
+
 } // namespace
 
 void collect_ready(size_t limit) {
     Session& s = Session::get();
     if (s.pending().size() == 0) return;
     RelaxedCaptureMode relaxed;
-    s.pending().poll(event_ops(), s.sink(), limit);
+    poll(s, limit);
 }
 
 void finish_at_exit() {
@@ -141,8 +145,9 @@ void launch_end(const LaunchTicket& t, CUstream stream, bool per_thread, CUresul
         give_back_events(context, start, end);
         return;
     }
-    Session::get().pending().add(t.pending);
-    collect_ready(4);
+    Session& s = Session::get();
+    s.pending().add(t.pending);
+    poll(s, 4);
 }
 
 } // namespace cfr::interpose
