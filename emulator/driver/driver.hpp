@@ -1,9 +1,11 @@
-// Internal state of the emulated driver: the one emulated device, contexts, modules, functions,
-// libraries, streams and events behind the opaque CUDA handles, and the helpers every export uses.
+// Internal state of the emulated driver: the one emulated device, the objects behind the opaque
+// CUDA handles (contexts, streams, events, modules, libraries, kernels, functions, allocations),
+// and the helpers every export uses. Every object lives in the registry (lifetimes.hpp).
 #pragma once
 
 #define __CUDA_API_VERSION_INTERNAL 1
 #include "emulator/device.hpp"
+#include "emulator/driver/lifetimes.hpp"
 
 #include <cuda.h>
 
@@ -27,51 +29,112 @@ struct ClsEntry {
     void (*dtor)(CUcontext, void*, void*) = nullptr;
 };
 
-struct Context {
+struct Context : Object {
+    static constexpr Kind kKind = Kind::Context;
     CUdevice device = 0;
     unsigned flags = 0;
     bool primary = false;
+    // A primary context is active from a retain to its reset or last release; it keeps its handle.
+    bool active = true;
+    Site deactivated; // the reset or release that last deactivated a primary context
     unsigned long long id = 0;
     std::map<void*, ClsEntry> storage; // cudart's context-local storage, keyed by its key
     std::map<CUlimit, size_t> limits;
     CUresult pending_error = CUDA_SUCCESS; // a failed launch, reported once more at synchronize
 };
 
-struct Library;
-struct Module;
+struct Capture;
 
-// A kernel: the object behind both CUfunction and CUkernel handles.
-struct Function {
-    Module* module = nullptr;
-    emu::Kernel* kernel = nullptr;
-    std::string name;
+struct Stream : Object {
+    static constexpr Kind kKind = Kind::Stream;
+    uint64_t context = 0;
+    unsigned flags = 0;
+    int priority = 0;
+    unsigned long long id = 0;
+    bool per_thread = false;            // the per-thread default stream of a thread and context
+    std::shared_ptr<Capture> capture;   // the capture sequence the stream takes part in
+    std::vector<uint64_t> capture_tail; // nodes the next captured operation depends on
+};
+
+struct Event : Object {
+    static constexpr Kind kKind = Kind::Event;
+    uint64_t context = 0;
+    unsigned flags = 0;
+    bool recorded = false;
+    double time_ms = 0;                  // on the emulated clock
+    std::shared_ptr<Capture> capture;    // set when last recorded in a capturing stream
+    std::vector<uint64_t> captured_tail; // the nodes that record stands for
+};
+
+// Settings of a kernel that cuFuncSetAttribute and friends change.
+struct FunctionSettings {
     int max_dynamic_shared = 0;
     int preferred_carveout = -1;
     CUfunc_cache cache_config = CU_FUNC_CACHE_PREFER_NONE;
 };
 
-struct Module {
+// A module of a context: loaded with cuModuleLoad*, or the view of a library in one context
+// (cuLibraryGetModule), which borrows the library's emulator module.
+struct Module : Object {
+    static constexpr Kind kKind = Kind::Module;
+    ~Module() override;
+    uint64_t context = 0;
+    uint64_t library = 0;
     emu::Module* emu = nullptr;
-    Library* library = nullptr;
     std::string ptx;
-    std::map<std::string, std::unique_ptr<Function>, std::less<>> functions;
+    std::map<std::string, uint64_t, std::less<>> functions; // name -> function handle
 };
 
-struct Library {
-    Module* module = nullptr;
+// A context-independent library (cuLibraryLoad*): one emulator module shared by every context.
+struct Library : Object {
+    static constexpr Kind kKind = Kind::Library;
+    ~Library() override;
+    emu::Module* emu = nullptr;
+    std::string ptx;
+    std::map<std::string, uint64_t, std::less<>> kernels; // name -> CUkernel handle
+    std::map<uint64_t, uint64_t> modules;                 // context -> module view
 };
 
-struct Stream {
-    Context* context = nullptr;
+// A CUkernel: a kernel of a library, launchable in any context.
+struct Kernel : Object {
+    static constexpr Kind kKind = Kind::Kernel;
+    uint64_t library = 0;
+    emu::Kernel* kernel = nullptr;
+    std::string name;
+    FunctionSettings settings;
+    std::map<uint64_t, uint64_t> functions; // context -> its CUfunction
+};
+
+// A CUfunction: a kernel in one context, from a module or from a CUkernel.
+struct Function : Object {
+    static constexpr Kind kKind = Kind::Function;
+    uint64_t context = 0;
+    uint64_t module = 0; // 0 when it came from a CUkernel
+    uint64_t kernel_handle = 0;
+    emu::Kernel* kernel = nullptr;
+    std::string name;
+    FunctionSettings settings;
+};
+
+// Device memory from cuMemAlloc*: freed in the emulator when the record dies.
+struct DeviceAllocation : Object {
+    static constexpr Kind kKind = Kind::DeviceMemory;
+    ~DeviceAllocation() override;
+    bool stream_ordered = false; // cuMemAllocAsync
+};
+
+// Page-locked host memory from cuMemAllocHost/cuMemHostAlloc: its pages become inaccessible (and
+// are never handed out again) when the record dies.
+struct HostAllocation : Object {
+    static constexpr Kind kKind = Kind::HostMemory;
+    ~HostAllocation() override;
+    size_t mapped_bytes = 0;
     unsigned flags = 0;
-    int priority = 0;
-    unsigned long long id = 0;
 };
 
-struct Event {
+struct HostRegistration : Object {
+    static constexpr Kind kKind = Kind::HostRegistration;
     unsigned flags = 0;
-    bool recorded = false;
-    double time_ms = 0; // on the emulated clock
 };
 
 // Per-kernel statistics kept by the driver across module unloads (for CFRJIT_EMU_STATS).
@@ -81,19 +144,12 @@ struct KernelRecord {
 };
 
 struct State {
-    std::recursive_mutex mutex;
+    std::recursive_mutex& mutex = driver_mutex();
     emu::Device* device = nullptr; // created by cuInit; never destroyed (used until exit)
     bool initialized = false;
-    Context* primary = nullptr;
+    uint64_t primary = 0; // the primary context's handle (stable across resets)
     unsigned primary_refs = 0;
     unsigned primary_flags = 0;
-    std::set<Context*> contexts;
-    std::set<Module*> modules;
-    std::set<Function*> functions;
-    std::set<Library*> libraries;
-    std::set<Stream*> streams;
-    std::set<Event*> events;
-    std::set<void*> host_allocations;
     unsigned long long next_id = 1;
     double clock_ms = 0; // emulated device time
     std::map<std::string, KernelRecord> kernels;
@@ -104,11 +160,13 @@ using Lock = std::lock_guard<std::recursive_mutex>;
 
 // cuInit has run (else CUDA_ERROR_NOT_INITIALIZED).
 CUresult check_init();
-// The current context, creating nothing; CUDA_ERROR_INVALID_CONTEXT when there is none.
+// The current context. None: CUDA_ERROR_INVALID_CONTEXT. A destroyed one, or a primary context
+// that is not active: CUDA_ERROR_CONTEXT_IS_DESTROYED, reported as a misuse.
 CUresult current_context(Context** out);
+// The current context when it is usable, else nullptr; reports nothing.
 Context* current_context_or_null();
-void set_current_context(Context* ctx);
-std::vector<Context*>& context_stack();
+void set_current_context(uint64_t ctx);
+std::vector<uint64_t>& context_stack();
 
 // Maps an emulator error to a CUresult; prints the message (with `api`) on stderr.
 CUresult report(const emu::Error& error, const char* api);
@@ -118,13 +176,13 @@ CUresult from_emu(emu::ErrorCode code);
 double launch_duration_ms(const emu::LaunchStats& stats);
 double copy_duration_ms(size_t bytes);
 
-// Handle lookups: nullptr when the handle is not live.
-Function* lookup(CUfunction f);
-Stream* lookup_stream(CUstream s, CUresult* error);
-
-// Loads an image (PTX text, fatbin or fatbin wrapper) into a new module.
-CUresult load_module(const void* image, size_t size, const char* api, Module** out);
-CUresult unload_module(Module* module);
+// An image (PTX text, fatbin or fatbin wrapper) loaded into the emulator.
+struct LoadedImage {
+    emu::Module* emu = nullptr;
+    std::string ptx;
+};
+CUresult load_image(const void* image, size_t size, const char* api, LoadedImage* out);
+void unload_image(emu::Module* module);
 
 // Writes an "unsupported" line once per name; returns CUDA_ERROR_NOT_SUPPORTED.
 int unsupported(const char* name);
@@ -142,18 +200,15 @@ const char* device_name();
 CUuuid device_uuid();
 size_t device_memory_bytes();
 
-} // namespace cfr::driver
-
-namespace cfr::driver {
 // Shared by the module, library and kernel exports (exports_module.cpp).
-CUresult get_function(Module* module, const char* name, Function** out);
+CUresult get_function(Module* module, const char* name, uint64_t* out);
 CUresult read_file(const char* path, std::string* out);
-CUresult function_attribute(int* pi, CUfunction_attribute attrib, Function* fn);
-CUresult set_function_attribute(Function* fn, CUfunction_attribute attrib, int value);
-CUresult param_info(Function* fn, size_t index, size_t* offset, size_t* size);
-} // namespace cfr::driver
+CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Kernel* kernel,
+                            const FunctionSettings& settings);
+CUresult set_function_attribute(FunctionSettings& settings, CUfunction_attribute attrib, int value);
+CUresult param_info(const emu::Kernel* kernel, size_t index, size_t* offset, size_t* size);
 
-namespace cfr::driver {
 // The current context's failed launch not yet reported by a synchronisation (then cleared).
 CUresult take_pending_error();
+
 } // namespace cfr::driver

@@ -75,6 +75,7 @@ const char* description(CUresult r) {
 } // namespace
 
 CFR_EXPORT CUresult cuGetErrorName(CUresult error, const char** pStr) {
+    CFR_API();
     if (!pStr) return CUDA_ERROR_INVALID_VALUE;
     auto it = names().find(error);
     if (it == names().end()) {
@@ -86,6 +87,7 @@ CFR_EXPORT CUresult cuGetErrorName(CUresult error, const char** pStr) {
 }
 
 CFR_EXPORT CUresult cuGetErrorString(CUresult error, const char** pStr) {
+    CFR_API();
     if (!pStr) return CUDA_ERROR_INVALID_VALUE;
     if (const char* d = description(error)) {
         *pStr = d;

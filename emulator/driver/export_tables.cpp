@@ -2,7 +2,7 @@
 // (CUDART_INTERFACE, TOOLS_RUNTIME_CALLBACK_HOOKS, TOOLS_TLS, context-local storage,
 // CONTEXT_CHECKS, INTEGRITY_CHECK). Slot 0 of most tables holds the table's size in bytes; slots
 // cudart never calls are null.
-#include "emulator/driver/driver.hpp"
+#include "emulator/driver/handles.hpp"
 #include "emulator/driver/integrity.hpp"
 
 #include <pthread.h>
@@ -22,6 +22,7 @@ constexpr size_t kCudartSlots = 13, kHookSlots = 7, kTlsSlots = 4, kClsSlots = 4
 // -----------------------------------------------------------------------------
 
 CUresult primary_context_of(CUcontext* pctx, CUdevice dev) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
     if (!pctx) return CUDA_ERROR_INVALID_VALUE;
     if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
@@ -50,33 +51,33 @@ void hook_buffer_2(void** ptr, size_t* size) {
 
 using ClsDtor = void (*)(CUcontext, void*, void*);
 
+// cudart probes contexts through these slots (a miss makes it set up its state again), so a
+// context that is gone is an error here, not a misuse.
 Context* context_or_current(CUcontext ctx) {
-    auto* c = reinterpret_cast<Context*>(ctx);
-    if (!c) return current_context_or_null();
-    Lock lock(state().mutex);
-    return state().contexts.count(c) ? c : nullptr;
+    if (!ctx) return current_context_or_null();
+    return find_live<Context>(reinterpret_cast<uint64_t>(ctx));
 }
 
 CUresult cls_put(CUcontext ctx, void* key, void* value, ClsDtor dtor) {
+    CFR_API();
     Context* c = context_or_current(ctx);
     if (!c) return CUDA_ERROR_INVALID_CONTEXT;
-    Lock lock(state().mutex);
     c->storage[key] = ClsEntry{value, dtor};
     return CUDA_SUCCESS;
 }
 
 CUresult cls_delete(CUcontext ctx, void* key) {
+    CFR_API();
     Context* c = context_or_current(ctx);
     if (!c) return CUDA_ERROR_INVALID_CONTEXT;
-    Lock lock(state().mutex);
     c->storage.erase(key);
     return CUDA_SUCCESS;
 }
 
 CUresult cls_get(void** value, CUcontext ctx, void* key) {
+    CFR_API();
     Context* c = context_or_current(ctx);
     if (!c) return CUDA_ERROR_INVALID_CONTEXT;
-    Lock lock(state().mutex);
     auto it = c->storage.find(key);
     if (it == c->storage.end()) return CUDA_ERROR_INVALID_HANDLE;
     *value = it->second.value;
@@ -179,6 +180,7 @@ const TableId kTables[] = {
 } // namespace
 
 CFR_EXPORT CUresult cuGetExportTable(const void** ppExportTable, const CUuuid* pExportTableId) {
+    CFR_API();
     if (!ppExportTable || !pExportTableId) return CUDA_ERROR_INVALID_VALUE;
     for (const TableId& t : kTables) {
         if (std::memcmp(t.uuid, pExportTableId->bytes, 16) == 0) {

@@ -1,27 +1,26 @@
 // CUDA arrays: creation, descriptors, destruction, and the copies that fill and read them
 // (cuMemcpy2D/3D with any mix of host, device, unified and array operands, cuMemcpyHtoA/AtoH).
-// Arrays are never layered, cube or sparse here; mipmapped arrays are not supported.
+// Arrays are never layered, cube or sparse here; mipmapped arrays are not supported. An array
+// belongs to the context current at its creation.
 #include "emulator/driver/arrays.hpp"
+#include "emulator/driver/handles.hpp"
+#include "emulator/driver/work.hpp"
 
 #include <cstring>
-#include <set>
 
 using namespace cfr::driver;
 
 namespace {
 
-std::set<Array*>& arrays() {
-    static std::set<Array*> live;
-    return live;
-}
-
 cfr::emu::Device& dev() {
     return *state().device;
 }
 
-CUresult need_context() {
-    Context* ctx = nullptr;
-    return current_context(&ctx);
+CUresult need_context(Context** ctx = nullptr) {
+    Context* c = nullptr;
+    CUresult r = current_context(&c);
+    if (ctx) *ctx = c;
+    return r;
 }
 
 bool is_device(CUdeviceptr p) {
@@ -32,6 +31,8 @@ bool is_device(CUdeviceptr p) {
 
 CUresult copy_bytes(CUdeviceptr dst, CUdeviceptr src, size_t bytes, const char* api) {
     if (bytes == 0) return CUDA_SUCCESS;
+    if (CUresult r = check_not_freed(dst)) return r;
+    if (CUresult r = check_not_freed(src)) return r;
     const bool dst_dev = is_device(dst), src_dev = is_device(src);
     cfr::emu::Error e;
     if (dst_dev && src_dev)
@@ -56,8 +57,8 @@ struct Side {
 
 CUresult resolve(Side& s, size_t width_bytes, size_t rows, size_t slices) {
     if (s.type == CU_MEMORYTYPE_ARRAY) {
-        const Array* a = lookup_array(s.array);
-        if (!a) return CUDA_ERROR_INVALID_HANDLE;
+        Array* a = nullptr;
+        if (CUresult r = lookup_array(s.array, &a)) return r;
         const size_t height = a->desc.Height ? a->desc.Height : 1;
         const size_t depth = a->desc.Depth ? a->desc.Depth : 1;
         if (s.x + width_bytes > a->pitch || s.y + rows > height || s.z + slices > depth)
@@ -91,22 +92,13 @@ CUresult copy_3d(Side src, Side dst, size_t width_bytes, size_t rows, size_t sli
             };
             if (CUresult r = copy_bytes(at(dst), at(src), width_bytes, api)) return r;
         }
-    Lock lock(state().mutex);
     state().clock_ms += copy_duration_ms(width_bytes * rows * slices);
     return CUDA_SUCCESS;
 }
 
-CUresult copy_3d(const CUDA_MEMCPY3D* p, const char* api) {
-    if (!p || p->srcLOD || p->dstLOD) return CUDA_ERROR_INVALID_VALUE;
-    Side src{p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcXInBytes,
-             p->srcY,          p->srcZ,    p->srcPitch,  p->srcHeight};
-    Side dst{p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstXInBytes,
-             p->dstY,          p->dstZ,    p->dstPitch,  p->dstHeight};
-    return copy_3d(src, dst, p->WidthInBytes, p->Height, p->Depth, api);
-}
-
 CUresult create(CUarray* handle, const CUDA_ARRAY3D_DESCRIPTOR& d) {
-    if (CUresult r = need_context()) return r;
+    Context* ctx = nullptr;
+    if (CUresult r = need_context(&ctx)) return r;
     if (!handle) return CUDA_ERROR_INVALID_VALUE;
     const size_t channel = format_bytes(d.Format);
     if (channel == 0 || (d.NumChannels != 1 && d.NumChannels != 2 && d.NumChannels != 4) ||
@@ -121,9 +113,7 @@ CUresult create(CUarray* handle, const CUDA_ARRAY3D_DESCRIPTOR& d) {
     a->pitch = d.Width * a->element_bytes;
     const size_t bytes = a->pitch * (d.Height ? d.Height : 1) * (d.Depth ? d.Depth : 1);
     if (dev().malloc(bytes, &a->data)) return CUDA_ERROR_OUT_OF_MEMORY;
-    Lock lock(state().mutex);
-    *handle = reinterpret_cast<CUarray>(a.get());
-    arrays().insert(a.release());
+    *handle = reinterpret_cast<CUarray>(add_object(std::move(a), {ctx->handle})->handle);
     return CUDA_SUCCESS;
 }
 
@@ -131,10 +121,21 @@ CUresult create(CUarray* handle, const CUDA_ARRAY3D_DESCRIPTOR& d) {
 
 namespace cfr::driver {
 
-Array* lookup_array(CUarray array) {
-    auto* a = reinterpret_cast<Array*>(array);
-    Lock lock(state().mutex);
-    return arrays().count(a) ? a : nullptr;
+Array::~Array() {
+    state().device->free(data);
+}
+
+CUresult lookup_array(CUarray array, Array** out) {
+    return resolve(array, out);
+}
+
+CUresult copy_3d(const CUDA_MEMCPY3D* p, const char* api) {
+    if (!p || p->srcLOD || p->dstLOD) return CUDA_ERROR_INVALID_VALUE;
+    Side src{p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, p->srcXInBytes,
+             p->srcY,          p->srcZ,    p->srcPitch,  p->srcHeight};
+    Side dst{p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstXInBytes,
+             p->dstY,          p->dstZ,    p->dstPitch,  p->dstHeight};
+    return copy_3d(src, dst, p->WidthInBytes, p->Height, p->Depth, api);
 }
 
 size_t format_bytes(CUarray_format format) {
@@ -168,6 +169,7 @@ CUresult copy_2d(const CUDA_MEMCPY2D* p, const char* api) {
 
 CFR_EXPORT CUresult cuArrayCreate_v2(CUarray* pHandle,
                                      const CUDA_ARRAY_DESCRIPTOR* pAllocateArray) {
+    CFR_API();
     if (!pAllocateArray) return CUDA_ERROR_INVALID_VALUE;
     CUDA_ARRAY3D_DESCRIPTOR d{};
     d.Width = pAllocateArray->Width;
@@ -179,26 +181,26 @@ CFR_EXPORT CUresult cuArrayCreate_v2(CUarray* pHandle,
 
 CFR_EXPORT CUresult cuArray3DCreate_v2(CUarray* pHandle,
                                        const CUDA_ARRAY3D_DESCRIPTOR* pAllocateArray) {
+    CFR_API();
     if (!pAllocateArray) return CUDA_ERROR_INVALID_VALUE;
     return create(pHandle, *pAllocateArray);
 }
 
 CFR_EXPORT CUresult cuArrayDestroy(CUarray hArray) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
-    Array* a = lookup_array(hArray);
-    if (!a) return CUDA_ERROR_INVALID_HANDLE;
-    Lock lock(state().mutex);
-    arrays().erase(a);
-    dev().free(a->data);
-    delete a;
+    Array* a = nullptr;
+    if (CUresult r = lookup_array(hArray, &a)) return r;
+    destroy_object(a);
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR* pArrayDescriptor,
                                             CUarray hArray) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
-    const Array* a = lookup_array(hArray);
-    if (!a) return CUDA_ERROR_INVALID_HANDLE;
+    Array* a = nullptr;
+    if (CUresult r = lookup_array(hArray, &a)) return r;
     if (!pArrayDescriptor) return CUDA_ERROR_INVALID_VALUE;
     pArrayDescriptor->Width = a->desc.Width;
     pArrayDescriptor->Height = a->desc.Height;
@@ -209,38 +211,46 @@ CFR_EXPORT CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR* pArrayDescrip
 
 CFR_EXPORT CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR* pArrayDescriptor,
                                               CUarray hArray) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
-    const Array* a = lookup_array(hArray);
-    if (!a) return CUDA_ERROR_INVALID_HANDLE;
+    Array* a = nullptr;
+    if (CUresult r = lookup_array(hArray, &a)) return r;
     if (!pArrayDescriptor) return CUDA_ERROR_INVALID_VALUE;
     *pArrayDescriptor = a->desc;
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D* pCopy) {
+    CFR_API();
     return copy_3d(pCopy, "cuMemcpy3D");
 }
 
 CFR_EXPORT CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D* pCopy) {
+    CFR_API();
+    PerThreadDefaultStream per_thread;
     return copy_3d(pCopy, "cuMemcpy3D");
 }
 
 CFR_EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D* pCopy, CUstream hStream) {
-    CUresult r = CUDA_SUCCESS;
-    lookup_stream(hStream, &r);
-    return r ? r : copy_3d(pCopy, "cuMemcpy3DAsync");
+    CFR_API();
+    StreamRef s;
+    if (CUresult r = resolve_stream(hStream, &s)) return r;
+    return copy_3d(pCopy, "cuMemcpy3DAsync");
 }
 
 CFR_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D* pCopy, CUstream hStream) {
+    CFR_API();
+    PerThreadDefaultStream per_thread;
     return cuMemcpy3DAsync_v2(pCopy, hStream);
 }
 
 CFR_EXPORT CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const void* srcHost,
                                     size_t ByteCount) {
+    CFR_API();
     Side src{CU_MEMORYTYPE_HOST, srcHost, 0, nullptr, 0, 0, 0, 0, 0};
     Side dst{CU_MEMORYTYPE_DEVICE, nullptr, 0, nullptr, 0, 0, 0, 0, 0};
-    const Array* a = lookup_array(dstArray);
-    if (!a) return CUDA_ERROR_INVALID_HANDLE;
+    Array* a = nullptr;
+    if (CUresult r = lookup_array(dstArray, &a)) return r;
     const size_t total =
         a->pitch * (a->desc.Height ? a->desc.Height : 1) * (a->desc.Depth ? a->desc.Depth : 1);
     if (dstOffset > total || ByteCount > total - dstOffset) return CUDA_ERROR_INVALID_VALUE;
@@ -250,10 +260,11 @@ CFR_EXPORT CUresult cuMemcpyHtoA_v2(CUarray dstArray, size_t dstOffset, const vo
 
 CFR_EXPORT CUresult cuMemcpyAtoH_v2(void* dstHost, CUarray srcArray, size_t srcOffset,
                                     size_t ByteCount) {
+    CFR_API();
     Side src{CU_MEMORYTYPE_DEVICE, nullptr, 0, nullptr, 0, 0, 0, 0, 0};
     Side dst{CU_MEMORYTYPE_HOST, dstHost, 0, nullptr, 0, 0, 0, 0, 0};
-    const Array* a = lookup_array(srcArray);
-    if (!a) return CUDA_ERROR_INVALID_HANDLE;
+    Array* a = nullptr;
+    if (CUresult r = lookup_array(srcArray, &a)) return r;
     const size_t total =
         a->pitch * (a->desc.Height ? a->desc.Height : 1) * (a->desc.Depth ? a->desc.Depth : 1);
     if (srcOffset > total || ByteCount > total - srcOffset) return CUDA_ERROR_INVALID_VALUE;
@@ -263,10 +274,14 @@ CFR_EXPORT CUresult cuMemcpyAtoH_v2(void* dstHost, CUarray srcArray, size_t srcO
 
 CFR_EXPORT CUresult cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void* srcHost,
                                          size_t ByteCount) {
+    CFR_API();
+    PerThreadDefaultStream per_thread;
     return cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
 }
 
 CFR_EXPORT CUresult cuMemcpyAtoH_v2_ptds(void* dstHost, CUarray srcArray, size_t srcOffset,
                                          size_t ByteCount) {
+    CFR_API();
+    PerThreadDefaultStream per_thread;
     return cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
 }

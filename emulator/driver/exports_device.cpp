@@ -16,6 +16,7 @@ CUresult check_device(CUdevice dev) {
 } // namespace
 
 CFR_EXPORT CUresult cuDeviceGet(CUdevice* device, int ordinal) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
     if (!device) return CUDA_ERROR_INVALID_VALUE;
     if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
@@ -24,6 +25,7 @@ CFR_EXPORT CUresult cuDeviceGet(CUdevice* device, int ordinal) {
 }
 
 CFR_EXPORT CUresult cuDeviceGetCount(int* count) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
     if (!count) return CUDA_ERROR_INVALID_VALUE;
     *count = 1;
@@ -31,6 +33,7 @@ CFR_EXPORT CUresult cuDeviceGetCount(int* count) {
 }
 
 CFR_EXPORT CUresult cuDeviceGetName(char* name, int len, CUdevice dev) {
+    CFR_API();
     if (CUresult r = check_device(dev)) return r;
     if (!name || len <= 0) return CUDA_ERROR_INVALID_VALUE;
     std::snprintf(name, static_cast<size_t>(len), "%s", device_name());
@@ -38,6 +41,7 @@ CFR_EXPORT CUresult cuDeviceGetName(char* name, int len, CUdevice dev) {
 }
 
 CFR_EXPORT CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev) {
+    CFR_API();
     if (CUresult r = check_device(dev)) return r;
     if (!bytes) return CUDA_ERROR_INVALID_VALUE;
     *bytes = device_memory_bytes();
@@ -45,6 +49,7 @@ CFR_EXPORT CUresult cuDeviceTotalMem_v2(size_t* bytes, CUdevice dev) {
 }
 
 CFR_EXPORT CUresult cuDeviceTotalMem(unsigned int* bytes, CUdevice dev) {
+    CFR_API();
     size_t total = 0;
     if (CUresult r = cuDeviceTotalMem_v2(&total, dev)) return r;
     *bytes = total > 0xffffffffu ? 0xffffffffu : static_cast<unsigned>(total);
@@ -52,12 +57,14 @@ CFR_EXPORT CUresult cuDeviceTotalMem(unsigned int* bytes, CUdevice dev) {
 }
 
 CFR_EXPORT CUresult cuDeviceGetAttribute(int* pi, CUdevice_attribute attrib, CUdevice dev) {
+    CFR_API();
     if (CUresult r = check_device(dev)) return r;
     if (!pi) return CUDA_ERROR_INVALID_VALUE;
     return device_attribute(attrib, pi);
 }
 
 CFR_EXPORT CUresult cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) {
+    CFR_API();
     if (CUresult r = check_device(dev)) return r;
     if (!uuid) return CUDA_ERROR_INVALID_VALUE;
     *uuid = device_uuid();
@@ -65,10 +72,12 @@ CFR_EXPORT CUresult cuDeviceGetUuid(CUuuid* uuid, CUdevice dev) {
 }
 
 CFR_EXPORT CUresult cuDeviceGetUuid_v2(CUuuid* uuid, CUdevice dev) {
+    CFR_API();
     return cuDeviceGetUuid(uuid, dev);
 }
 
 CFR_EXPORT CUresult cuDeviceComputeCapability(int* major, int* minor, CUdevice dev) {
+    CFR_API();
     if (CUresult r = check_device(dev)) return r;
     if (!major || !minor) return CUDA_ERROR_INVALID_VALUE;
     *major = kSmMajor;
@@ -77,6 +86,7 @@ CFR_EXPORT CUresult cuDeviceComputeCapability(int* major, int* minor, CUdevice d
 }
 
 CFR_EXPORT CUresult cuDeviceGetProperties(CUdevprop* prop, CUdevice dev) {
+    CFR_API();
     if (CUresult r = check_device(dev)) return r;
     if (!prop) return CUDA_ERROR_INVALID_VALUE;
     std::memset(prop, 0, sizeof *prop);
@@ -98,6 +108,7 @@ CFR_EXPORT CUresult cuDeviceGetProperties(CUdevprop* prop, CUdevice dev) {
 }
 
 CFR_EXPORT CUresult cuDeviceGetPCIBusId(char* pciBusId, int len, CUdevice dev) {
+    CFR_API();
     if (CUresult r = check_device(dev)) return r;
     if (!pciBusId || len <= 0) return CUDA_ERROR_INVALID_VALUE;
     std::snprintf(pciBusId, static_cast<size_t>(len), "0000:01:00.0");
@@ -105,6 +116,7 @@ CFR_EXPORT CUresult cuDeviceGetPCIBusId(char* pciBusId, int len, CUdevice dev) {
 }
 
 CFR_EXPORT CUresult cuDeviceGetByPCIBusId(CUdevice* dev, const char* pciBusId) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
     if (!dev || !pciBusId) return CUDA_ERROR_INVALID_VALUE;
     unsigned domain = 0, bus = 0, device = 0;
@@ -117,6 +129,7 @@ CFR_EXPORT CUresult cuDeviceGetByPCIBusId(CUdevice* dev, const char* pciBusId) {
 }
 
 CFR_EXPORT CUresult cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice dev, CUdevice peerDev) {
+    CFR_API();
     if (CUresult r = check_device(dev)) return r;
     if (CUresult r = check_device(peerDev)) return r;
     if (!canAccessPeer) return CUDA_ERROR_INVALID_VALUE;
@@ -126,6 +139,7 @@ CFR_EXPORT CUresult cuDeviceCanAccessPeer(int* canAccessPeer, CUdevice dev, CUde
 
 CFR_EXPORT CUresult cuDeviceGetP2PAttribute(int* value, CUdevice_P2PAttribute, CUdevice src,
                                             CUdevice dst) {
+    CFR_API();
     if (CUresult r = check_device(src)) return r;
     if (CUresult r = check_device(dst)) return r;
     if (!value) return CUDA_ERROR_INVALID_VALUE;
@@ -135,6 +149,7 @@ CFR_EXPORT CUresult cuDeviceGetP2PAttribute(int* value, CUdevice_P2PAttribute, C
 
 CFR_EXPORT CUresult cuDeviceGetTexture1DLinearMaxWidth(size_t* maxWidthInElements, CUarray_format,
                                                        unsigned, CUdevice dev) {
+    CFR_API();
     if (CUresult r = check_device(dev)) return r;
     if (!maxWidthInElements) return CUDA_ERROR_INVALID_VALUE;
     *maxWidthInElements = size_t(1) << 27;

@@ -1,27 +1,69 @@
-// Context-independent loading: cuLibrary* and cuKernel*. A library holds one module; a CUkernel is
-// the same object as the CUfunction of its module, so either handle works wherever the other does.
-#include "emulator/driver/driver.hpp"
+// Context-independent loading: cuLibrary* and cuKernel*. A library holds one emulator module shared
+// by every context; its CUkernel handles live as long as the library. In each context a CUkernel
+// runs as a CUfunction of that context (cuKernelGetFunction, or a CUkernel passed to a launch), and
+// the library appears as a module of that context (cuLibraryGetModule); both die with the context.
+#include "emulator/driver/handles.hpp"
 
 using namespace cfr::driver;
 
+namespace cfr::driver {
+
+Library::~Library() {
+    if (emu) unload_image(emu);
+}
+
+Module* library_module(Library* library, Context* ctx) {
+    if (Module* m = find_live<Module>(library->modules[ctx->handle])) return m;
+    auto m = std::make_unique<Module>();
+    m->context = ctx->handle;
+    m->library = library->handle;
+    m->emu = library->emu;
+    Module* raw = add_object(std::move(m), {library->handle, ctx->handle});
+    library->modules[ctx->handle] = raw->handle;
+    return raw;
+}
+
+} // namespace cfr::driver
+
 namespace {
 
-Library* live_library(CUlibrary l) {
-    auto* lib = reinterpret_cast<Library*>(l);
-    Lock lock(state().mutex);
-    return state().libraries.count(lib) ? lib : nullptr;
+CUresult library_of(CUlibrary h, Library** out) {
+    if (CUresult r = check_init()) return r;
+    return resolve(h, out);
+}
+
+CUresult kernel_of(CUkernel h, Kernel** out) {
+    if (CUresult r = check_init()) return r;
+    return resolve(h, out);
 }
 
 CUresult load_library(CUlibrary* library, const void* image, size_t size, const char* api) {
     if (!library) return CUDA_ERROR_INVALID_VALUE;
-    Module* module = nullptr;
-    if (CUresult r = load_module(image, size, api, &module)) return r;
-    auto* lib = new Library;
-    lib->module = module;
-    module->library = lib;
-    Lock lock(state().mutex);
-    state().libraries.insert(lib);
-    *library = reinterpret_cast<CUlibrary>(lib);
+    LoadedImage loaded;
+    if (CUresult r = load_image(image, size, api, &loaded)) return r;
+    auto lib = std::make_unique<Library>();
+    lib->emu = loaded.emu;
+    lib->ptx = std::move(loaded.ptx);
+    *library = reinterpret_cast<CUlibrary>(add_object(std::move(lib), {})->handle);
+    return CUDA_SUCCESS;
+}
+
+CUresult get_kernel(Library* lib, const char* name, uint64_t* out) {
+    if (!name || !out) return CUDA_ERROR_INVALID_VALUE;
+    if (auto it = lib->kernels.find(std::string_view(name)); it != lib->kernels.end()) {
+        *out = it->second;
+        return CUDA_SUCCESS;
+    }
+    cfr::emu::Kernel* kernel = nullptr;
+    if (cfr::emu::Error e = state().device->get_kernel(lib->emu, name, &kernel))
+        return e.code == cfr::emu::ErrorCode::NotFound ? CUDA_ERROR_NOT_FOUND
+                                                       : report(e, "cuLibraryGetKernel");
+    auto k = std::make_unique<Kernel>();
+    k->library = lib->handle;
+    k->kernel = kernel;
+    k->name = name;
+    *out = add_object(std::move(k), {lib->handle})->handle;
+    lib->kernels[name] = *out;
     return CUDA_SUCCESS;
 }
 
@@ -29,12 +71,14 @@ CUresult load_library(CUlibrary* library, const void* image, size_t size, const 
 
 CFR_EXPORT CUresult cuLibraryLoadData(CUlibrary* library, const void* code, CUjit_option*, void**,
                                       unsigned int, CUlibraryOption*, void**, unsigned int) {
+    CFR_API();
     return load_library(library, code, 0, "cuLibraryLoadData");
 }
 
 CFR_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* fileName, CUjit_option*,
                                           void**, unsigned int, CUlibraryOption*, void**,
                                           unsigned int) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
     std::string bytes;
     if (CUresult r = read_file(fileName, &bytes)) return r;
@@ -42,103 +86,132 @@ CFR_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary* library, const char* fileNa
 }
 
 CFR_EXPORT CUresult cuLibraryUnload(CUlibrary library) {
-    if (CUresult r = check_init()) return r;
-    Library* lib = live_library(library);
-    if (!lib) return CUDA_ERROR_INVALID_HANDLE;
-    {
-        Lock lock(state().mutex);
-        state().libraries.erase(lib);
-    }
-    const CUresult r = unload_module(lib->module);
-    delete lib;
-    return r;
+    CFR_API();
+    Library* lib = nullptr;
+    if (CUresult r = library_of(library, &lib)) return r;
+    destroy_object(lib);
+    return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, const char* name) {
-    if (CUresult r = check_init()) return r;
-    Library* lib = live_library(library);
-    if (!lib) return CUDA_ERROR_INVALID_HANDLE;
-    return get_function(lib->module, name, reinterpret_cast<Function**>(pKernel));
+    CFR_API();
+    Library* lib = nullptr;
+    if (CUresult r = library_of(library, &lib)) return r;
+    return get_kernel(lib, name, reinterpret_cast<uint64_t*>(pKernel));
 }
 
 CFR_EXPORT CUresult cuLibraryGetModule(CUmodule* pMod, CUlibrary library) {
-    if (CUresult r = check_init()) return r;
-    Library* lib = live_library(library);
-    if (!lib) return CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    Library* lib = nullptr;
+    if (CUresult r = library_of(library, &lib)) return r;
+    Context* ctx = nullptr;
+    if (CUresult r = current_context(&ctx)) return r;
     if (!pMod) return CUDA_ERROR_INVALID_VALUE;
-    *pMod = reinterpret_cast<CUmodule>(lib->module);
+    *pMod = reinterpret_cast<CUmodule>(library_module(lib, ctx)->handle);
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUlibrary library,
                                        const char* name) {
-    if (CUresult r = check_init()) return r;
-    Library* lib = live_library(library);
-    if (!lib) return CUDA_ERROR_INVALID_HANDLE;
-    return cuModuleGetGlobal_v2(dptr, bytes, reinterpret_cast<CUmodule>(lib->module), name);
+    CFR_API();
+    Library* lib = nullptr;
+    if (CUresult r = library_of(library, &lib)) return r;
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    cfr::emu::DevicePtr p = 0;
+    size_t size = 0;
+    if (cfr::emu::Error e = state().device->get_global(lib->emu, name, &p, &size))
+        return e.code == cfr::emu::ErrorCode::NotFound ? CUDA_ERROR_NOT_FOUND
+                                                       : report(e, "cuLibraryGetGlobal");
+    if (dptr) *dptr = p;
+    if (bytes) *bytes = size;
+    return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuLibraryGetKernelCount(unsigned int* count, CUlibrary lib) {
-    if (CUresult r = check_init()) return r;
-    Library* l = live_library(lib);
-    if (!l) return CUDA_ERROR_INVALID_HANDLE;
-    return cuModuleGetFunctionCount(count, reinterpret_cast<CUmodule>(l->module));
+    CFR_API();
+    Library* l = nullptr;
+    if (CUresult r = library_of(lib, &l)) return r;
+    if (!count) return CUDA_ERROR_INVALID_VALUE;
+    *count = static_cast<unsigned>(state().device->kernel_names(l->emu).size());
+    return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel* kernels, unsigned int numKernels,
                                               CUlibrary lib) {
-    if (CUresult r = check_init()) return r;
-    Library* l = live_library(lib);
-    if (!l) return CUDA_ERROR_INVALID_HANDLE;
-    return cuModuleEnumerateFunctions(reinterpret_cast<CUfunction*>(kernels), numKernels,
-                                      reinterpret_cast<CUmodule>(l->module));
+    CFR_API();
+    Library* l = nullptr;
+    if (CUresult r = library_of(lib, &l)) return r;
+    if (!kernels) return CUDA_ERROR_INVALID_VALUE;
+    const auto names = state().device->kernel_names(l->emu);
+    for (unsigned i = 0; i < numKernels && i < names.size(); ++i)
+        if (CUresult r = get_kernel(l, names[i].c_str(), reinterpret_cast<uint64_t*>(&kernels[i])))
+            return r;
+    return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) {
-    if (CUresult r = check_init()) return r;
-    Function* fn = lookup(reinterpret_cast<CUfunction>(kernel));
-    if (!fn) return CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    Kernel* k = nullptr;
+    if (CUresult r = kernel_of(kernel, &k)) return r;
+    Context* ctx = nullptr;
+    if (CUresult r = current_context(&ctx)) return r;
     if (!pFunc) return CUDA_ERROR_INVALID_VALUE;
-    *pFunc = reinterpret_cast<CUfunction>(fn);
+    *pFunc = reinterpret_cast<CUfunction>(kernel_function(k, ctx)->handle);
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuKernelGetLibrary(CUlibrary* pLib, CUkernel kernel) {
-    if (CUresult r = check_init()) return r;
-    Function* fn = lookup(reinterpret_cast<CUfunction>(kernel));
-    if (!fn || !fn->module->library) return CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    Kernel* k = nullptr;
+    if (CUresult r = kernel_of(kernel, &k)) return r;
     if (!pLib) return CUDA_ERROR_INVALID_VALUE;
-    *pLib = reinterpret_cast<CUlibrary>(fn->module->library);
+    *pLib = reinterpret_cast<CUlibrary>(k->library);
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuKernelGetName(const char** name, CUkernel hfunc) {
-    return cuFuncGetName(name, reinterpret_cast<CUfunction>(hfunc));
+    CFR_API();
+    Kernel* k = nullptr;
+    if (CUresult r = kernel_of(hfunc, &k)) return r;
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    *name = k->name.c_str();
+    return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuKernelGetAttribute(int* pi, CUfunction_attribute attrib, CUkernel kernel,
                                          CUdevice dev) {
-    if (CUresult r = check_init()) return r;
+    CFR_API();
+    Kernel* k = nullptr;
+    if (CUresult r = kernel_of(kernel, &k)) return r;
     if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
-    Function* fn = lookup(reinterpret_cast<CUfunction>(kernel));
-    return fn ? function_attribute(pi, attrib, fn) : CUDA_ERROR_INVALID_HANDLE;
+    return function_attribute(pi, attrib, k->kernel, k->settings);
 }
 
 CFR_EXPORT CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel,
                                          CUdevice dev) {
-    if (CUresult r = check_init()) return r;
+    CFR_API();
+    Kernel* k = nullptr;
+    if (CUresult r = kernel_of(kernel, &k)) return r;
     if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
-    Function* fn = lookup(reinterpret_cast<CUfunction>(kernel));
-    return fn ? set_function_attribute(fn, attrib, val) : CUDA_ERROR_INVALID_HANDLE;
+    if (CUresult r = set_function_attribute(k->settings, attrib, val)) return r;
+    for (const auto& [ctx, fn] : k->functions)
+        if (Function* f = find_live<Function>(fn)) set_function_attribute(f->settings, attrib, val);
+    return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) {
+    CFR_API();
+    Kernel* k = nullptr;
+    if (CUresult r = kernel_of(kernel, &k)) return r;
     if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
-    return cuFuncSetCacheConfig(reinterpret_cast<CUfunction>(kernel), config);
+    k->settings.cache_config = config;
+    return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t* paramOffset,
                                          size_t* paramSize) {
-    return cuFuncGetParamInfo(reinterpret_cast<CUfunction>(kernel), paramIndex, paramOffset,
-                              paramSize);
+    CFR_API();
+    Kernel* k = nullptr;
+    if (CUresult r = kernel_of(kernel, &k)) return r;
+    return param_info(k->kernel, paramIndex, paramOffset, paramSize);
 }

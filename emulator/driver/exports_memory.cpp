@@ -1,15 +1,44 @@
-// Memory: device allocations in the emulator's global memory, page-locked host allocations (plain
-// host memory here), copies and memsets in every direction. Asynchronous forms complete before
-// they return. Under unified addressing a pointer is a device pointer when it lies in an emulator
-// allocation and a host pointer otherwise.
+// Memory: device allocations in the emulator's global memory, page-locked host allocations, copies
+// and memsets in every direction. Asynchronous forms complete before they return. Under unified
+// addressing a pointer is a device pointer when it lies in an emulator allocation and a host
+// pointer otherwise. Allocations belong to the context current when they were made (stream-ordered
+// ones outside the primary context belong to none); a freed or dead allocation stays known, so
+// that a later use of its addresses is reported.
 #include "emulator/driver/arrays.hpp"
-#include "emulator/driver/driver.hpp"
+#include "emulator/driver/handles.hpp"
+#include "emulator/driver/work.hpp"
 
-#include <cstdlib>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <vector>
 
 using namespace cfr::driver;
+
+namespace cfr::driver {
+
+DeviceAllocation::~DeviceAllocation() {
+    state().device->free(handle);
+}
+
+HostAllocation::~HostAllocation() {
+    // The pages stay reserved and inaccessible: the addresses are never handed out again.
+    mmap(reinterpret_cast<void*>(handle), mapped_bytes, PROT_NONE,
+         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+}
+
+CUresult check_not_freed(uint64_t address) {
+    for (Space space : {Space::Device, Space::Host}) {
+        Record* r = registry().find_range(space, address);
+        if (r && !r->alive())
+            return violation(CUDA_ERROR_INVALID_VALUE, r->kind, r->key.second,
+                             "is freed (address " + hex(address) + " used)", r);
+    }
+    return CUDA_SUCCESS;
+}
+
+} // namespace cfr::driver
 
 namespace {
 
@@ -17,19 +46,19 @@ cfr::emu::Device& dev() {
     return *state().device;
 }
 
-CUresult need_context() {
-    Context* ctx = nullptr;
-    return current_context(&ctx);
-}
-
-CUresult need_stream(CUstream stream) {
-    CUresult r = CUDA_SUCCESS;
-    lookup_stream(stream, &r);
+CUresult need_context(Context** ctx = nullptr) {
+    Context* c = nullptr;
+    CUresult r = current_context(&c);
+    if (ctx) *ctx = c;
     return r;
 }
 
+CUresult need_stream(CUstream stream) {
+    StreamRef s;
+    return resolve_stream(stream, &s);
+}
+
 void advance_clock(size_t bytes) {
-    Lock lock(state().mutex);
     state().clock_ms += copy_duration_ms(bytes);
 }
 
@@ -39,9 +68,15 @@ bool is_device(CUdeviceptr p) {
     return dev().address_range(p, &base, &size).ok();
 }
 
+CUresult check_pointers(CUdeviceptr dst, CUdeviceptr src) {
+    if (CUresult r = check_not_freed(dst)) return r;
+    return check_not_freed(src);
+}
+
 CUresult copy(CUdeviceptr dst, CUdeviceptr src, size_t bytes, const char* api) {
     if (CUresult r = need_context()) return r;
     if (bytes == 0) return CUDA_SUCCESS;
+    if (CUresult r = check_pointers(dst, src)) return r;
     const bool dst_dev = is_device(dst), src_dev = is_device(src);
     cfr::emu::Error e;
     if (dst_dev && src_dev)
@@ -59,6 +94,7 @@ CUresult copy(CUdeviceptr dst, CUdeviceptr src, size_t bytes, const char* api) {
 CUresult htod(CUdeviceptr dst, const void* src, size_t bytes, const char* api) {
     if (CUresult r = need_context()) return r;
     if (bytes && !src) return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult r = check_pointers(dst, reinterpret_cast<CUdeviceptr>(src))) return r;
     advance_clock(bytes);
     return bytes ? report(dev().memcpy_htod(dst, src, bytes), api) : CUDA_SUCCESS;
 }
@@ -66,12 +102,14 @@ CUresult htod(CUdeviceptr dst, const void* src, size_t bytes, const char* api) {
 CUresult dtoh(void* dst, CUdeviceptr src, size_t bytes, const char* api) {
     if (CUresult r = need_context()) return r;
     if (bytes && !dst) return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult r = check_pointers(reinterpret_cast<CUdeviceptr>(dst), src)) return r;
     advance_clock(bytes);
     return bytes ? report(dev().memcpy_dtoh(dst, src, bytes), api) : CUDA_SUCCESS;
 }
 
 CUresult dtod(CUdeviceptr dst, CUdeviceptr src, size_t bytes, const char* api) {
     if (CUresult r = need_context()) return r;
+    if (CUresult r = check_pointers(dst, src)) return r;
     advance_clock(bytes);
     return bytes ? report(dev().memcpy_dtod(dst, src, bytes), api) : CUDA_SUCCESS;
 }
@@ -80,6 +118,7 @@ CUresult dtod(CUdeviceptr dst, CUdeviceptr src, size_t bytes, const char* api) {
 CUresult fill(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned width, size_t count,
               size_t rows, const char* api) {
     if (CUresult r = need_context()) return r;
+    if (CUresult r = check_not_freed(dst)) return r;
     if (width == 1) {
         for (size_t row = 0; row < rows; ++row)
             if (CUresult r = report(dev().memset(dst + row * pitch, uint8_t(value), count), api))
@@ -117,19 +156,63 @@ CUresult copy2d(const CUDA_MEMCPY2D* p, const char* api) {
     return CUDA_SUCCESS;
 }
 
-} // namespace
-
-CFR_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
-    if (CUresult r = need_context()) return r;
+CUresult allocate(CUdeviceptr* dptr, size_t bytesize, Context* owner, bool stream_ordered) {
     if (!dptr || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
     cfr::emu::DevicePtr p = 0;
     if (dev().malloc(bytesize, &p)) return CUDA_ERROR_OUT_OF_MEMORY;
+    auto allocation = std::make_unique<DeviceAllocation>();
+    allocation->stream_ordered = stream_ordered;
+    std::vector<RecordKey> parents;
+    if (owner) parents.push_back({Space::Handle, owner->handle});
+    registry().add(Kind::DeviceMemory, {Space::Device, p}, bytesize, std::move(allocation),
+                   parents);
     *dptr = p;
     return CUDA_SUCCESS;
 }
 
+CUresult free_device(CUdeviceptr dptr) {
+    if (dptr == 0) return CUDA_SUCCESS;
+    Record* r = registry().find_range(Space::Device, dptr);
+    if (!r || r->kind != Kind::DeviceMemory)
+        return violation(CUDA_ERROR_INVALID_VALUE, Kind::DeviceMemory, dptr,
+                         "was never allocated by cuMemAlloc*", r);
+    if (!r->alive()) return bad_handle(CUDA_ERROR_INVALID_VALUE, Kind::DeviceMemory, dptr, r);
+    if (r->key.second != dptr)
+        return violation(CUDA_ERROR_INVALID_VALUE, Kind::DeviceMemory, dptr,
+                         "is inside the allocation at " + hex(r->key.second) + ", not its start",
+                         r);
+    registry().destroy(*r);
+    return CUDA_SUCCESS;
+}
+
+// The live page-locked allocation or registration that starts at p, else a reported misuse.
+CUresult host_record(void* p, Kind kind, CUresult error, Record** out) {
+    const uint64_t address = reinterpret_cast<uint64_t>(p);
+    Record* r = registry().find_range(Space::Host, address);
+    *out = r;
+    if (!r || r->kind != kind || !r->alive() || r->key.second != address)
+        return bad_handle(error, kind, address, r && r->key.second == address ? r : nullptr);
+    return CUDA_SUCCESS;
+}
+
+Context* owner_context(const Record* r) {
+    for (const RecordKey& parent : r->parents)
+        if (Context* ctx = find_live<Context>(parent.second)) return ctx;
+    return nullptr;
+}
+
+} // namespace
+
+CFR_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
+    CFR_API();
+    Context* ctx = nullptr;
+    if (CUresult r = need_context(&ctx)) return r;
+    return allocate(dptr, bytesize, ctx, false);
+}
+
 CFR_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pPitch, size_t WidthInBytes,
                                        size_t Height, unsigned int ElementSizeBytes) {
+    CFR_API();
     if (!pPitch || (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
         return CUDA_ERROR_INVALID_VALUE;
     const size_t pitch = (WidthInBytes + 511) / 512 * 512;
@@ -139,22 +222,26 @@ CFR_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pPitch, size_t
 }
 
 CFR_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr) {
+    CFR_API();
     if (CUresult r = need_context()) return r;
-    if (dptr == 0) return CUDA_SUCCESS;
-    return dev().free(dptr) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    return free_device(dptr);
 }
 
 CFR_EXPORT CUresult cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream hStream) {
-    if (CUresult r = need_stream(hStream)) return r;
-    return cuMemAlloc_v2(dptr, bytesize);
+    CFR_API();
+    StreamRef s;
+    if (CUresult r = resolve_stream(hStream, &s)) return r;
+    return allocate(dptr, bytesize, s.context->primary ? s.context : nullptr, true);
 }
 
 CFR_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
+    CFR_API();
     if (CUresult r = need_stream(hStream)) return r;
-    return cuMemFree_v2(dptr);
+    return free_device(dptr);
 }
 
 CFR_EXPORT CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
+    CFR_API();
     if (CUresult r = need_context()) return r;
     if (!free || !total) return CUDA_ERROR_INVALID_VALUE;
     *total = device_memory_bytes();
@@ -164,6 +251,7 @@ CFR_EXPORT CUresult cuMemGetInfo_v2(size_t* free, size_t* total) {
 }
 
 CFR_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psize, CUdeviceptr dptr) {
+    CFR_API();
     if (CUresult r = need_context()) return r;
     cfr::emu::DevicePtr base = 0;
     size_t size = 0;
@@ -176,94 +264,132 @@ CFR_EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr* pbase, size_t* psize, C
 // ---- host allocations ---------------------------------------------------------------------------
 
 CFR_EXPORT CUresult cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flags) {
-    if (CUresult r = need_context()) return r;
+    CFR_API();
+    Context* ctx = nullptr;
+    if (CUresult r = need_context(&ctx)) return r;
     if (!pp) return CUDA_ERROR_INVALID_VALUE;
     if (Flags & CU_MEMHOSTALLOC_DEVICEMAP)
         return not_supported("cuMemHostAlloc with CU_MEMHOSTALLOC_DEVICEMAP");
-    void* p =
-        std::aligned_alloc(4096, (bytesize + 4095) / 4096 * 4096 + (bytesize == 0 ? 4096 : 0));
-    if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
-    Lock lock(state().mutex);
-    state().host_allocations.insert(p);
+    const size_t page = size_t(sysconf(_SC_PAGESIZE));
+    const size_t mapped = bytesize == 0 ? page : (bytesize + page - 1) / page * page;
+    void* p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+    auto allocation = std::make_unique<HostAllocation>();
+    allocation->mapped_bytes = mapped;
+    allocation->flags = Flags;
+    registry().add(Kind::HostMemory, {Space::Host, reinterpret_cast<uint64_t>(p)}, mapped,
+                   std::move(allocation), {{Space::Handle, ctx->handle}});
     *pp = p;
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuMemAllocHost_v2(void** pp, size_t bytesize) {
+    CFR_API();
     return cuMemHostAlloc(pp, bytesize, 0);
 }
 
 CFR_EXPORT CUresult cuMemFreeHost(void* p) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
-    Lock lock(state().mutex);
-    if (!state().host_allocations.erase(p)) return CUDA_ERROR_INVALID_VALUE;
-    std::free(p);
+    Record* r = nullptr;
+    if (CUresult e = host_record(p, Kind::HostMemory, CUDA_ERROR_INVALID_VALUE, &r)) return e;
+    registry().destroy(*r);
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuMemHostGetFlags(unsigned int* pFlags, void* p) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
-    Lock lock(state().mutex);
-    if (!pFlags || !state().host_allocations.count(p)) return CUDA_ERROR_INVALID_VALUE;
-    *pFlags = 0;
+    if (!pFlags) return CUDA_ERROR_INVALID_VALUE;
+    Record* r = nullptr;
+    if (CUresult e = host_record(p, Kind::HostMemory, CUDA_ERROR_INVALID_VALUE, &r)) return e;
+    *pFlags = static_cast<HostAllocation*>(r->object.get())->flags;
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuMemHostRegister_v2(void* p, size_t bytesize, unsigned int Flags) {
-    if (CUresult r = need_context()) return r;
+    CFR_API();
+    Context* ctx = nullptr;
+    if (CUresult r = need_context(&ctx)) return r;
     if (!p || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
     if (Flags & CU_MEMHOSTREGISTER_DEVICEMAP)
         return not_supported("cuMemHostRegister with CU_MEMHOSTREGISTER_DEVICEMAP");
+    const uint64_t base = reinterpret_cast<uint64_t>(p);
+    for (uint64_t a : {base, base + bytesize - 1})
+        if (Record* r = registry().find_range(Space::Host, a); r && r->alive())
+            return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    auto registration = std::make_unique<HostRegistration>();
+    registration->flags = Flags;
+    registry().add(Kind::HostRegistration, {Space::Host, base}, bytesize, std::move(registration),
+                   {{Space::Handle, ctx->handle}});
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuMemHostUnregister(void* p) {
+    CFR_API();
     if (CUresult r = need_context()) return r;
-    return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    Record* r = nullptr;
+    if (CUresult e =
+            host_record(p, Kind::HostRegistration, CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, &r))
+        return e;
+    registry().destroy(*r);
+    return CUDA_SUCCESS;
 }
 
 // ---- copies -------------------------------------------------------------------------------------
 
 CFR_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
+    CFR_API();
     return copy(dst, src, ByteCount, "cuMemcpy");
 }
 CFR_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
                                   CUstream hStream) {
+    CFR_API();
     if (CUresult r = need_stream(hStream)) return r;
     return copy(dst, src, ByteCount, "cuMemcpyAsync");
 }
 CFR_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) {
+    CFR_API();
     return htod(dstDevice, srcHost, ByteCount, "cuMemcpyHtoD");
 }
 CFR_EXPORT CUresult cuMemcpyDtoH_v2(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
+    CFR_API();
     return dtoh(dstHost, srcDevice, ByteCount, "cuMemcpyDtoH");
 }
 CFR_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                                     size_t ByteCount) {
+    CFR_API();
     return dtod(dstDevice, srcDevice, ByteCount, "cuMemcpyDtoD");
 }
 CFR_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void* srcHost,
                                          size_t ByteCount, CUstream hStream) {
+    CFR_API();
     if (CUresult r = need_stream(hStream)) return r;
     return htod(dstDevice, srcHost, ByteCount, "cuMemcpyHtoDAsync");
 }
 CFR_EXPORT CUresult cuMemcpyDtoHAsync_v2(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount,
                                          CUstream hStream) {
+    CFR_API();
     if (CUresult r = need_stream(hStream)) return r;
     return dtoh(dstHost, srcDevice, ByteCount, "cuMemcpyDtoHAsync");
 }
 CFR_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                                          size_t ByteCount, CUstream hStream) {
+    CFR_API();
     if (CUresult r = need_stream(hStream)) return r;
     return dtod(dstDevice, srcDevice, ByteCount, "cuMemcpyDtoDAsync");
 }
 CFR_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D* pCopy) {
+    CFR_API();
     return copy2d(pCopy, "cuMemcpy2D");
 }
 CFR_EXPORT CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D* pCopy) {
+    CFR_API();
     return copy2d(pCopy, "cuMemcpy2DUnaligned");
 }
 CFR_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* pCopy, CUstream hStream) {
+    CFR_API();
     if (CUresult r = need_stream(hStream)) return r;
     return copy2d(pCopy, "cuMemcpy2DAsync");
 }
@@ -271,51 +397,63 @@ CFR_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* pCopy, CUstream hStr
 // ---- memset -------------------------------------------------------------------------------------
 
 CFR_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t N) {
+    CFR_API();
     return fill(dst, 0, uc, 1, N, 1, "cuMemsetD8");
 }
 CFR_EXPORT CUresult cuMemsetD16_v2(CUdeviceptr dst, unsigned short us, size_t N) {
+    CFR_API();
     return fill(dst, 0, us, 2, N, 1, "cuMemsetD16");
 }
 CFR_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int ui, size_t N) {
+    CFR_API();
     return fill(dst, 0, ui, 4, N, 1, "cuMemsetD32");
 }
 CFR_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t N, CUstream hStream) {
+    CFR_API();
     if (CUresult r = need_stream(hStream)) return r;
     return fill(dst, 0, uc, 1, N, 1, "cuMemsetD8Async");
 }
 CFR_EXPORT CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short us, size_t N,
                                      CUstream hStream) {
+    CFR_API();
     if (CUresult r = need_stream(hStream)) return r;
     return fill(dst, 0, us, 2, N, 1, "cuMemsetD16Async");
 }
 CFR_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int ui, size_t N, CUstream hStream) {
+    CFR_API();
     if (CUresult r = need_stream(hStream)) return r;
     return fill(dst, 0, ui, 4, N, 1, "cuMemsetD32Async");
 }
 CFR_EXPORT CUresult cuMemsetD2D8_v2(CUdeviceptr dst, size_t pitch, unsigned char uc, size_t w,
                                     size_t h) {
+    CFR_API();
     return fill(dst, pitch, uc, 1, w, h, "cuMemsetD2D8");
 }
 CFR_EXPORT CUresult cuMemsetD2D16_v2(CUdeviceptr dst, size_t pitch, unsigned short us, size_t w,
                                      size_t h) {
+    CFR_API();
     return fill(dst, pitch, us, 2, w, h, "cuMemsetD2D16");
 }
 CFR_EXPORT CUresult cuMemsetD2D32_v2(CUdeviceptr dst, size_t pitch, unsigned int ui, size_t w,
                                      size_t h) {
+    CFR_API();
     return fill(dst, pitch, ui, 4, w, h, "cuMemsetD2D32");
 }
 CFR_EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr dst, size_t pitch, unsigned char uc, size_t w,
                                       size_t h, CUstream hStream) {
+    CFR_API();
     if (CUresult r = need_stream(hStream)) return r;
     return fill(dst, pitch, uc, 1, w, h, "cuMemsetD2D8Async");
 }
 CFR_EXPORT CUresult cuMemsetD2D16Async(CUdeviceptr dst, size_t pitch, unsigned short us, size_t w,
                                        size_t h, CUstream hStream) {
+    CFR_API();
     if (CUresult r = need_stream(hStream)) return r;
     return fill(dst, pitch, us, 2, w, h, "cuMemsetD2D16Async");
 }
 CFR_EXPORT CUresult cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch, unsigned int ui, size_t w,
                                        size_t h, CUstream hStream) {
+    CFR_API();
     if (CUresult r = need_stream(hStream)) return r;
     return fill(dst, pitch, ui, 4, w, h, "cuMemsetD2D32Async");
 }
@@ -324,21 +462,23 @@ CFR_EXPORT CUresult cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch, unsigned i
 
 CFR_EXPORT CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attribute,
                                           CUdeviceptr ptr) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
     if (!data) return CUDA_ERROR_INVALID_VALUE;
     cfr::emu::DevicePtr base = 0;
     size_t size = 0;
-    bool device = dev().address_range(ptr, &base, &size).ok();
-    bool host = false;
-    if (!device) {
-        Lock lock(state().mutex);
-        host = state().host_allocations.count(reinterpret_cast<void*>(ptr)) != 0;
-    }
+    const bool device = dev().address_range(ptr, &base, &size).ok();
+    Record* host = device ? nullptr : registry().find_range(Space::Host, ptr);
+    if (host && !host->alive()) host = nullptr;
     if (!device && !host) return CUDA_ERROR_INVALID_VALUE;
+    Record* owner_record = device ? registry().find_range(Space::Device, ptr) : host;
     switch (attribute) {
-    case CU_POINTER_ATTRIBUTE_CONTEXT:
-        *static_cast<CUcontext*>(data) = reinterpret_cast<CUcontext>(state().primary);
+    case CU_POINTER_ATTRIBUTE_CONTEXT: {
+        const Context* owner = owner_record ? owner_context(owner_record) : nullptr;
+        *static_cast<CUcontext*>(data) =
+            reinterpret_cast<CUcontext>(owner ? owner->handle : state().primary);
         return CUDA_SUCCESS;
+    }
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
         *static_cast<unsigned*>(data) = device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
         return CUDA_SUCCESS;
@@ -357,10 +497,10 @@ CFR_EXPORT CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attrib
         *static_cast<int*>(data) = 0;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
-        *static_cast<CUdeviceptr*>(data) = device ? base : ptr;
+        *static_cast<CUdeviceptr*>(data) = device ? base : host->key.second;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
-        *static_cast<size_t*>(data) = device ? size : 0;
+        *static_cast<size_t*>(data) = device ? size : host->bytes;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_MAPPED:
         *static_cast<unsigned*>(data) = device;
@@ -373,6 +513,7 @@ CFR_EXPORT CUresult cuPointerGetAttribute(void* data, CUpointer_attribute attrib
 CFR_EXPORT CUresult cuPointerGetAttributes(unsigned int numAttributes,
                                            CUpointer_attribute* attributes, void** data,
                                            CUdeviceptr ptr) {
+    CFR_API();
     if (!attributes || !data) return CUDA_ERROR_INVALID_VALUE;
     for (unsigned i = 0; i < numAttributes; ++i) {
         CUresult r = cuPointerGetAttribute(data[i], attributes[i], ptr);

@@ -1,5 +1,7 @@
 // Modules and functions: cuModuleLoad*, cuModuleGetFunction/Global, cuFunc* queries and settings.
-#include "emulator/driver/driver.hpp"
+// A module belongs to the context current when it was loaded; its functions belong to it (and to
+// that context) and die with it.
+#include "emulator/driver/handles.hpp"
 
 #include <cstdlib>
 #include <cstring>
@@ -10,15 +12,44 @@ using namespace cfr::driver;
 
 namespace {
 
-CUresult need_context() {
-    Context* ctx = nullptr;
-    return current_context(&ctx);
+CUresult module_of(CUmodule h, Module** out) {
+    if (CUresult r = check_init()) return r;
+    return resolve(h, out);
 }
 
-Module* live_module(CUmodule m) {
-    auto* module = reinterpret_cast<Module*>(m);
-    Lock lock(state().mutex);
-    return state().modules.count(module) ? module : nullptr;
+CUresult load(CUmodule* module, const void* image, size_t size, const char* api) {
+    Context* ctx = nullptr;
+    if (CUresult r = current_context(&ctx)) return r;
+    if (!module) return CUDA_ERROR_INVALID_VALUE;
+    LoadedImage loaded;
+    if (CUresult r = load_image(image, size, api, &loaded)) return r;
+    auto m = std::make_unique<Module>();
+    m->context = ctx->handle;
+    m->emu = loaded.emu;
+    m->ptx = std::move(loaded.ptx);
+    *module = reinterpret_cast<CUmodule>(add_object(std::move(m), {ctx->handle})->handle);
+    return CUDA_SUCCESS;
+}
+
+// What cuFunc* queries look at: a CUfunction, or a CUkernel passed in its place.
+struct FunctionView {
+    const cfr::emu::Kernel* kernel = nullptr;
+    FunctionSettings* settings = nullptr;
+    const std::string* name = nullptr;
+    Function* function = nullptr; // null for a CUkernel
+};
+
+CUresult function_of(CUfunction f, FunctionView* out) {
+    if (CUresult r = check_init()) return r;
+    const uint64_t value = reinterpret_cast<uint64_t>(f);
+    if (Kernel* k = find_live<Kernel>(value)) {
+        *out = FunctionView{k->kernel, &k->settings, &k->name, nullptr};
+        return CUDA_SUCCESS;
+    }
+    Function* fn = nullptr;
+    if (CUresult r = resolve(f, &fn)) return r;
+    *out = FunctionView{fn->kernel, &fn->settings, &fn->name, fn};
+    return CUDA_SUCCESS;
 }
 
 // Copies the first load error into the caller's CU_JIT_ERROR_LOG_BUFFER, if it gave one.
@@ -44,24 +75,28 @@ void fill_error_log(unsigned n, CUjit_option* options, void** values, CUresult r
 
 namespace cfr::driver {
 
-CUresult get_function(Module* module, const char* name, Function** out) {
+Module::~Module() {
+    if (!library && emu) unload_image(emu);
+}
+
+CUresult get_function(Module* module, const char* name, uint64_t* out) {
     if (!module || !name || !out) return CUDA_ERROR_INVALID_VALUE;
-    Lock lock(state().mutex);
-    if (auto it = module->functions.find(std::string_view(name)); it != module->functions.end()) {
-        *out = it->second.get();
-        return CUDA_SUCCESS;
-    }
+    if (auto it = module->functions.find(std::string_view(name)); it != module->functions.end())
+        if (find_live<Function>(it->second)) {
+            *out = it->second;
+            return CUDA_SUCCESS;
+        }
     emu::Kernel* kernel = nullptr;
     if (emu::Error e = state().device->get_kernel(module->emu, name, &kernel))
         return e.code == emu::ErrorCode::NotFound ? CUDA_ERROR_NOT_FOUND
                                                   : report(e, "cuModuleGetFunction");
     auto fn = std::make_unique<Function>();
-    fn->module = module;
+    fn->context = module->context;
+    fn->module = module->handle;
     fn->kernel = kernel;
     fn->name = name;
-    *out = fn.get();
-    state().functions.insert(fn.get());
-    module->functions.emplace(name, std::move(fn));
+    *out = add_object(std::move(fn), {module->handle, module->context})->handle;
+    module->functions[name] = *out;
     return CUDA_SUCCESS;
 }
 
@@ -75,9 +110,10 @@ CUresult read_file(const char* path, std::string* out) {
     return CUDA_SUCCESS;
 }
 
-CUresult function_attribute(int* pi, CUfunction_attribute attrib, Function* fn) {
+CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Kernel* kernel,
+                            const FunctionSettings& settings) {
     if (!pi) return CUDA_ERROR_INVALID_VALUE;
-    const emu::KernelInfo info = state().device->kernel_info(fn->kernel);
+    const emu::KernelInfo info = state().device->kernel_info(kernel);
     switch (attrib) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
         *pi = 1024;
@@ -104,11 +140,11 @@ CUresult function_attribute(int* pi, CUfunction_attribute attrib, Function* fn) 
         *pi = 0;
         break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
-        *pi = fn->max_dynamic_shared ? fn->max_dynamic_shared
-                                     : 48 * 1024 - int(info.static_shared_bytes);
+        *pi = settings.max_dynamic_shared ? settings.max_dynamic_shared
+                                          : 48 * 1024 - int(info.static_shared_bytes);
         break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
-        *pi = fn->preferred_carveout;
+        *pi = settings.preferred_carveout;
         break;
     case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
         *pi = 0;
@@ -130,14 +166,15 @@ CUresult function_attribute(int* pi, CUfunction_attribute attrib, Function* fn) 
     return CUDA_SUCCESS;
 }
 
-CUresult set_function_attribute(Function* fn, CUfunction_attribute attrib, int value) {
+CUresult set_function_attribute(FunctionSettings& settings, CUfunction_attribute attrib,
+                                int value) {
     switch (attrib) {
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
         if (value < 0 || value > 227 * 1024) return CUDA_ERROR_INVALID_VALUE;
-        fn->max_dynamic_shared = value;
+        settings.max_dynamic_shared = value;
         return CUDA_SUCCESS;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
-        fn->preferred_carveout = value;
+        settings.preferred_carveout = value;
         return CUDA_SUCCESS;
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
@@ -150,8 +187,8 @@ CUresult set_function_attribute(Function* fn, CUfunction_attribute attrib, int v
     }
 }
 
-CUresult param_info(Function* fn, size_t index, size_t* offset, size_t* size) {
-    const emu::KernelInfo info = state().device->kernel_info(fn->kernel);
+CUresult param_info(const emu::Kernel* kernel, size_t index, size_t* offset, size_t* size) {
+    const emu::KernelInfo info = state().device->kernel_info(kernel);
     if (index >= info.params.size()) return CUDA_ERROR_INVALID_VALUE;
     if (offset) *offset = info.params[index].offset;
     if (size) *size = info.params[index].size;
@@ -161,50 +198,56 @@ CUresult param_info(Function* fn, size_t index, size_t* offset, size_t* size) {
 } // namespace cfr::driver
 
 CFR_EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
-    if (CUresult r = need_context()) return r;
-    return load_module(image, 0, "cuModuleLoadData", reinterpret_cast<Module**>(module));
+    CFR_API();
+    return load(module, image, 0, "cuModuleLoadData");
 }
 
 CFR_EXPORT CUresult cuModuleLoadDataEx(CUmodule* module, const void* image, unsigned int numOptions,
                                        CUjit_option* options, void** optionValues) {
-    if (CUresult r = need_context()) return r;
-    const CUresult r =
-        load_module(image, 0, "cuModuleLoadDataEx", reinterpret_cast<Module**>(module));
+    CFR_API();
+    const CUresult r = load(module, image, 0, "cuModuleLoadDataEx");
     fill_error_log(numOptions, options, optionValues, r);
     return r;
 }
 
 CFR_EXPORT CUresult cuModuleLoadFatBinary(CUmodule* module, const void* fatCubin) {
-    if (CUresult r = need_context()) return r;
-    return load_module(fatCubin, 0, "cuModuleLoadFatBinary", reinterpret_cast<Module**>(module));
+    CFR_API();
+    return load(module, fatCubin, 0, "cuModuleLoadFatBinary");
 }
 
 CFR_EXPORT CUresult cuModuleLoad(CUmodule* module, const char* fname) {
-    if (CUresult r = need_context()) return r;
+    CFR_API();
+    Context* ctx = nullptr;
+    if (CUresult r = current_context(&ctx)) return r;
     std::string bytes;
     if (CUresult r = read_file(fname, &bytes)) return r;
-    return load_module(bytes.c_str(), bytes.size(), "cuModuleLoad",
-                       reinterpret_cast<Module**>(module));
+    return load(module, bytes.c_str(), bytes.size(), "cuModuleLoad");
 }
 
 CFR_EXPORT CUresult cuModuleUnload(CUmodule hmod) {
-    if (CUresult r = check_init()) return r;
-    Module* m = live_module(hmod);
-    if (!m || m->library) return CUDA_ERROR_INVALID_HANDLE;
-    return unload_module(m);
+    CFR_API();
+    Module* m = nullptr;
+    if (CUresult r = module_of(hmod, &m)) return r;
+    if (m->library)
+        return violation(CUDA_ERROR_INVALID_HANDLE, Kind::Module, m->handle,
+                         "is the module of library " + hex(m->library) +
+                             " (cuLibraryUnload unloads it)",
+                         &record_of(m));
+    destroy_object(m);
+    return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const char* name) {
-    if (CUresult r = check_init()) return r;
-    Module* m = live_module(hmod);
-    if (!m) return CUDA_ERROR_INVALID_HANDLE;
-    return get_function(m, name, reinterpret_cast<Function**>(hfunc));
+    CFR_API();
+    Module* m = nullptr;
+    if (CUresult r = module_of(hmod, &m)) return r;
+    return get_function(m, name, reinterpret_cast<uint64_t*>(hfunc));
 }
 
 CFR_EXPORT CUresult cuModuleGetFunctionCount(unsigned int* count, CUmodule mod) {
-    if (CUresult r = check_init()) return r;
-    Module* m = live_module(mod);
-    if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    Module* m = nullptr;
+    if (CUresult r = module_of(mod, &m)) return r;
     if (!count) return CUDA_ERROR_INVALID_VALUE;
     *count = static_cast<unsigned>(state().device->kernel_names(m->emu).size());
     return CUDA_SUCCESS;
@@ -212,23 +255,23 @@ CFR_EXPORT CUresult cuModuleGetFunctionCount(unsigned int* count, CUmodule mod) 
 
 CFR_EXPORT CUresult cuModuleEnumerateFunctions(CUfunction* functions, unsigned int numFunctions,
                                                CUmodule mod) {
-    if (CUresult r = check_init()) return r;
-    Module* m = live_module(mod);
-    if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    Module* m = nullptr;
+    if (CUresult r = module_of(mod, &m)) return r;
     if (!functions) return CUDA_ERROR_INVALID_VALUE;
     const auto names = state().device->kernel_names(m->emu);
     for (unsigned i = 0; i < numFunctions && i < names.size(); ++i)
         if (CUresult r =
-                get_function(m, names[i].c_str(), reinterpret_cast<Function**>(&functions[i])))
+                get_function(m, names[i].c_str(), reinterpret_cast<uint64_t*>(&functions[i])))
             return r;
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr* dptr, size_t* bytes, CUmodule hmod,
                                          const char* name) {
-    if (CUresult r = check_init()) return r;
-    Module* m = live_module(hmod);
-    if (!m) return CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    Module* m = nullptr;
+    if (CUresult r = module_of(hmod, &m)) return r;
     if (!name) return CUDA_ERROR_INVALID_VALUE;
     cfr::emu::DevicePtr p = 0;
     size_t size = 0;
@@ -241,6 +284,7 @@ CFR_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr* dptr, size_t* bytes, CUmod
 }
 
 CFR_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode* mode) {
+    CFR_API();
     if (!mode) return CUDA_ERROR_INVALID_VALUE;
     const char* env = std::getenv("CUDA_MODULE_LOADING");
     *mode =
@@ -251,64 +295,78 @@ CFR_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode* mode) {
 // ---- functions ----------------------------------------------------------------------------------
 
 CFR_EXPORT CUresult cuFuncGetAttribute(int* pi, CUfunction_attribute attrib, CUfunction hfunc) {
-    if (CUresult r = check_init()) return r;
-    Function* fn = lookup(hfunc);
-    return fn ? function_attribute(pi, attrib, fn) : CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    FunctionView fn;
+    if (CUresult r = function_of(hfunc, &fn)) return r;
+    return function_attribute(pi, attrib, fn.kernel, *fn.settings);
 }
 
 CFR_EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value) {
-    if (CUresult r = check_init()) return r;
-    Function* fn = lookup(hfunc);
-    return fn ? set_function_attribute(fn, attrib, value) : CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    FunctionView fn;
+    if (CUresult r = function_of(hfunc, &fn)) return r;
+    return set_function_attribute(*fn.settings, attrib, value);
 }
 
 CFR_EXPORT CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) {
-    if (CUresult r = check_init()) return r;
-    Function* fn = lookup(hfunc);
-    if (!fn) return CUDA_ERROR_INVALID_HANDLE;
-    fn->cache_config = config;
+    CFR_API();
+    FunctionView fn;
+    if (CUresult r = function_of(hfunc, &fn)) return r;
+    fn.settings->cache_config = config;
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig) {
-    if (CUresult r = check_init()) return r;
-    return lookup(hfunc) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    FunctionView fn;
+    return function_of(hfunc, &fn);
 }
 
 CFR_EXPORT CUresult cuFuncGetName(const char** name, CUfunction hfunc) {
-    if (CUresult r = check_init()) return r;
-    Function* fn = lookup(hfunc);
-    if (!fn) return CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    FunctionView fn;
+    if (CUresult r = function_of(hfunc, &fn)) return r;
     if (!name) return CUDA_ERROR_INVALID_VALUE;
-    *name = fn->name.c_str();
+    *name = fn.name->c_str();
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuFuncGetModule(CUmodule* hmod, CUfunction hfunc) {
+    CFR_API();
+    Function* fn = nullptr;
     if (CUresult r = check_init()) return r;
-    Function* fn = lookup(hfunc);
-    if (!fn) return CUDA_ERROR_INVALID_HANDLE;
+    if (CUresult r = resolve(hfunc, &fn)) return r;
     if (!hmod) return CUDA_ERROR_INVALID_VALUE;
-    *hmod = reinterpret_cast<CUmodule>(fn->module);
+    uint64_t module = fn->module;
+    if (!module) { // the function of a CUkernel: its library's module in the function's context
+        Kernel* kernel = find_live<Kernel>(fn->kernel_handle);
+        module =
+            library_module(find_live<Library>(kernel->library), find_live<Context>(fn->context))
+                ->handle;
+    }
+    *hmod = reinterpret_cast<CUmodule>(module);
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t* paramOffset,
                                        size_t* paramSize) {
-    if (CUresult r = check_init()) return r;
-    Function* fn = lookup(func);
-    return fn ? param_info(fn, paramIndex, paramOffset, paramSize) : CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    FunctionView fn;
+    if (CUresult r = function_of(func, &fn)) return r;
+    return param_info(fn.kernel, paramIndex, paramOffset, paramSize);
 }
 
 CFR_EXPORT CUresult cuFuncIsLoaded(CUfunctionLoadingState* loadingState, CUfunction function) {
-    if (CUresult r = check_init()) return r;
-    if (!lookup(function)) return CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    FunctionView fn;
+    if (CUresult r = function_of(function, &fn)) return r;
     if (!loadingState) return CUDA_ERROR_INVALID_VALUE;
     *loadingState = CU_FUNCTION_LOADING_STATE_LOADED;
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuFuncLoad(CUfunction function) {
-    if (CUresult r = check_init()) return r;
-    return lookup(function) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    CFR_API();
+    FunctionView fn;
+    return function_of(function, &fn);
 }

@@ -1,7 +1,8 @@
 // Streams. Work submitted to any stream completes before the submitting call returns, so every
 // stream is always idle: synchronisation only reports a failed launch not yet reported, queries
-// return CUDA_SUCCESS, and host callbacks run at once, in submission order.
-#include "emulator/driver/driver.hpp"
+// return CUDA_SUCCESS, and host callbacks run at once, in submission order. A stream belongs to
+// the context current at its creation and dies with it.
+#include "emulator/driver/handles.hpp"
 
 using namespace cfr::driver;
 
@@ -9,9 +10,7 @@ namespace cfr::driver {
 
 CUresult take_pending_error() {
     Context* ctx = current_context_or_null();
-    if (!ctx) return CUDA_SUCCESS;
-    Lock lock(state().mutex);
-    return std::exchange(ctx->pending_error, CUDA_SUCCESS);
+    return ctx ? std::exchange(ctx->pending_error, CUDA_SUCCESS) : CUDA_SUCCESS;
 }
 
 } // namespace cfr::driver
@@ -22,125 +21,135 @@ CUresult create_stream(CUstream* phStream, unsigned flags, int priority) {
     Context* ctx = nullptr;
     if (CUresult r = current_context(&ctx)) return r;
     if (!phStream || flags > CU_STREAM_NON_BLOCKING) return CUDA_ERROR_INVALID_VALUE;
-    auto* s = new Stream;
-    s->context = ctx;
+    auto s = std::make_unique<Stream>();
+    s->context = ctx->handle;
     s->flags = flags;
     s->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority;
-    Lock lock(state().mutex);
     s->id = state().next_id++;
-    state().streams.insert(s);
-    *phStream = reinterpret_cast<CUstream>(s);
+    *phStream = reinterpret_cast<CUstream>(add_object(std::move(s), {ctx->handle})->handle);
     return CUDA_SUCCESS;
 }
 
-CUresult stream_of(CUstream h, Stream** out) {
+CUresult stream_of(CUstream h, StreamRef* out) {
     if (CUresult r = check_init()) return r;
-    CUresult r = CUDA_SUCCESS;
-    *out = lookup_stream(h, &r);
-    return r;
+    return resolve_stream(h, out);
+}
+
+CUresult synchronize(const StreamRef& s) {
+    return std::exchange(s.context->pending_error, CUDA_SUCCESS);
 }
 
 } // namespace
 
 CFR_EXPORT CUresult cuStreamCreate(CUstream* phStream, unsigned int Flags) {
+    CFR_API();
     return create_stream(phStream, Flags, 0);
 }
 
 CFR_EXPORT CUresult cuStreamCreateWithPriority(CUstream* phStream, unsigned int flags,
                                                int priority) {
+    CFR_API();
     return create_stream(phStream, flags, priority);
 }
 
 CFR_EXPORT CUresult cuStreamDestroy_v2(CUstream hStream) {
+    CFR_API();
+    if (CUresult r = check_init()) return r;
     Stream* s = nullptr;
-    if (CUresult r = stream_of(hStream, &s)) return r;
-    if (!s) return CUDA_ERROR_INVALID_HANDLE;
-    Lock lock(state().mutex);
-    state().streams.erase(s);
-    delete s;
+    if (CUresult r = resolve(hStream, &s)) return r;
+    destroy_object(s);
     return CUDA_SUCCESS;
 }
 CFR_EXPORT CUresult cuStreamDestroy(CUstream hStream) {
+    CFR_API();
     return cuStreamDestroy_v2(hStream);
 }
 
 CFR_EXPORT CUresult cuStreamSynchronize(CUstream hStream) {
-    Stream* s = nullptr;
+    CFR_API();
+    StreamRef s;
     if (CUresult r = stream_of(hStream, &s)) return r;
-    return take_pending_error();
+    return synchronize(s);
 }
 
 CFR_EXPORT CUresult cuStreamQuery(CUstream hStream) {
-    Stream* s = nullptr;
+    CFR_API();
+    StreamRef s;
     return stream_of(hStream, &s);
 }
 
 CFR_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int) {
-    Stream* s = nullptr;
+    CFR_API();
+    StreamRef s;
     if (CUresult r = stream_of(hStream, &s)) return r;
-    Lock lock(state().mutex);
-    return state().events.count(reinterpret_cast<Event*>(hEvent)) ? CUDA_SUCCESS
-                                                                  : CUDA_ERROR_INVALID_HANDLE;
+    Event* e = nullptr;
+    return resolve(hEvent, &e);
 }
 
 CFR_EXPORT CUresult cuStreamGetFlags(CUstream hStream, unsigned int* flags) {
-    Stream* s = nullptr;
+    CFR_API();
+    StreamRef s;
     if (CUresult r = stream_of(hStream, &s)) return r;
     if (!flags) return CUDA_ERROR_INVALID_VALUE;
-    *flags = s ? s->flags : 0;
+    *flags = s.stream ? s.stream->flags : 0;
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuStreamGetPriority(CUstream hStream, int* priority) {
-    Stream* s = nullptr;
+    CFR_API();
+    StreamRef s;
     if (CUresult r = stream_of(hStream, &s)) return r;
     if (!priority) return CUDA_ERROR_INVALID_VALUE;
-    *priority = s ? s->priority : 0;
+    *priority = s.stream ? s.stream->priority : 0;
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuStreamGetId(CUstream hStream, unsigned long long* streamId) {
-    Stream* s = nullptr;
+    CFR_API();
+    StreamRef s;
     if (CUresult r = stream_of(hStream, &s)) return r;
     if (!streamId) return CUDA_ERROR_INVALID_VALUE;
-    *streamId = s ? s->id : (hStream == CU_STREAM_PER_THREAD ? 2 : 0);
+    *streamId = s.stream ? s.stream->id : 0;
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuStreamGetCtx(CUstream hStream, CUcontext* pctx) {
-    Stream* s = nullptr;
+    CFR_API();
+    StreamRef s;
     if (CUresult r = stream_of(hStream, &s)) return r;
     if (!pctx) return CUDA_ERROR_INVALID_VALUE;
-    Context* ctx = s ? s->context : current_context_or_null();
-    if (!ctx) return CUDA_ERROR_INVALID_CONTEXT;
-    *pctx = reinterpret_cast<CUcontext>(ctx);
+    *pctx = reinterpret_cast<CUcontext>(s.context->handle);
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext* pCtx, CUgreenCtx* pGreenCtx) {
+    CFR_API();
     if (pGreenCtx) *pGreenCtx = nullptr;
     return cuStreamGetCtx(hStream, pCtx);
 }
 
 CFR_EXPORT CUresult cuStreamGetDevice(CUstream hStream, CUdevice* device) {
-    Stream* s = nullptr;
+    CFR_API();
+    StreamRef s;
     if (CUresult r = stream_of(hStream, &s)) return r;
     if (!device) return CUDA_ERROR_INVALID_VALUE;
-    *device = 0;
+    *device = s.context->device;
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void* userData,
                                         unsigned int flags) {
-    Stream* s = nullptr;
+    CFR_API();
+    StreamRef s;
     if (CUresult r = stream_of(hStream, &s)) return r;
     if (!callback || flags != 0) return CUDA_ERROR_INVALID_VALUE;
-    callback(hStream, take_pending_error(), userData);
+    callback(hStream, synchronize(s), userData);
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userData) {
-    Stream* s = nullptr;
+    CFR_API();
+    StreamRef s;
     if (CUresult r = stream_of(hStream, &s)) return r;
     if (!fn) return CUDA_ERROR_INVALID_VALUE;
     fn(userData);

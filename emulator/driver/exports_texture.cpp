@@ -2,25 +2,24 @@
 // is an emulator texture (emu::Device::create_texture); its handle is the CUtexObject or
 // CUsurfObject value. Integer formats of 8 and 16 bits read as normalized floats unless
 // CU_TRSF_READ_AS_INTEGER is set. Surfaces need an array resource. Mipmapped arrays, resource
-// views, layered geometries and sRGB conversion are not supported.
+// views, layered geometries and sRGB conversion are not supported. An object belongs to the
+// context current at its creation.
 #include "emulator/driver/arrays.hpp"
-
-#include <map>
+#include "emulator/driver/handles.hpp"
 
 using namespace cfr::driver;
 using Desc = cfr::emu::Device::TextureDesc;
 
 namespace {
 
-struct Object {
+struct TextureObject : Object {
+    ~TextureObject() override { state().device->destroy_texture(handle); }
     CUDA_RESOURCE_DESC resource{};
     CUDA_TEXTURE_DESC texture{};
-    bool surface = false;
 };
 
-std::map<unsigned long long, Object>& objects() {
-    static std::map<unsigned long long, Object> live;
-    return live;
+Kind kind_of(bool surface) {
+    return surface ? Kind::SurfObject : Kind::TexObject;
 }
 
 bool set_format(Desc& d, CUarray_format format, unsigned channels) {
@@ -65,8 +64,8 @@ CUresult describe(const CUDA_RESOURCE_DESC& r, Desc& d) {
         return CUDA_SUCCESS;
     }
     case CU_RESOURCE_TYPE_ARRAY: {
-        const Array* a = lookup_array(r.res.array.hArray);
-        if (!a) return CUDA_ERROR_INVALID_HANDLE;
+        Array* a = nullptr;
+        if (CUresult e = lookup_array(r.res.array.hArray, &a)) return e;
         if (!set_format(d, a->desc.Format, a->desc.NumChannels)) return CUDA_ERROR_INVALID_VALUE;
         d.data = a->data;
         d.width = uint32_t(a->desc.Width);
@@ -113,30 +112,36 @@ CUresult create(unsigned long long* handle, const CUDA_RESOURCE_DESC* res,
         for (unsigned k = 0; k < 4; ++k)
             d.border[k] = tex->borderColor[k];
     }
-    Lock lock(state().mutex);
     uint64_t h = 0;
     if (CUresult r = report(state().device->create_texture(d, &h), api)) return r;
-    Object o;
-    o.resource = *res;
-    if (tex) o.texture = *tex;
-    o.surface = surface;
-    objects()[h] = o;
+    auto o = std::make_unique<TextureObject>();
+    o->resource = *res;
+    if (tex) o->texture = *tex;
+    registry().add(kind_of(surface), {Space::Texture, h}, 0, std::move(o),
+                   {{Space::Handle, ctx->handle}});
     *handle = h;
     return CUDA_SUCCESS;
 }
 
-CUresult destroy(unsigned long long handle, bool surface, const char* api) {
-    if (CUresult r = check_init()) return r;
-    Lock lock(state().mutex);
-    auto it = objects().find(handle);
-    if (it == objects().end() || it->second.surface != surface) return CUDA_ERROR_INVALID_VALUE;
-    objects().erase(it);
-    return report(state().device->destroy_texture(handle), api);
+// The live texture (or surface) object behind a handle, else a reported misuse.
+CUresult find(unsigned long long handle, bool surface, Record** out) {
+    Record* r = registry().find({Space::Texture, handle});
+    *out = r;
+    if (!r || !r->alive() || r->kind != kind_of(surface))
+        return bad_handle(CUDA_ERROR_INVALID_VALUE, kind_of(surface), handle, r);
+    return CUDA_SUCCESS;
 }
 
-const Object* find(unsigned long long handle, bool surface) {
-    auto it = objects().find(handle);
-    return it == objects().end() || it->second.surface != surface ? nullptr : &it->second;
+const TextureObject& object_of(const Record* r) {
+    return *static_cast<const TextureObject*>(r->object.get());
+}
+
+CUresult destroy(unsigned long long handle, bool surface) {
+    if (CUresult r = check_init()) return r;
+    Record* r = nullptr;
+    if (CUresult e = find(handle, surface, &r)) return e;
+    registry().destroy(*r);
+    return CUDA_SUCCESS;
 }
 
 } // namespace
@@ -144,48 +149,55 @@ const Object* find(unsigned long long handle, bool surface) {
 CFR_EXPORT CUresult cuTexObjectCreate(CUtexObject* pTexObject, const CUDA_RESOURCE_DESC* pResDesc,
                                       const CUDA_TEXTURE_DESC* pTexDesc,
                                       const CUDA_RESOURCE_VIEW_DESC* pResViewDesc) {
+    CFR_API();
     if (pResViewDesc) return not_supported("texture objects with a resource view");
     return create(pTexObject, pResDesc, pTexDesc, false, "cuTexObjectCreate");
 }
 
 CFR_EXPORT CUresult cuTexObjectDestroy(CUtexObject texObject) {
-    return destroy(texObject, false, "cuTexObjectDestroy");
+    CFR_API();
+    return destroy(texObject, false);
 }
 
 CFR_EXPORT CUresult cuTexObjectGetResourceDesc(CUDA_RESOURCE_DESC* pResDesc,
                                                CUtexObject texObject) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
-    Lock lock(state().mutex);
-    const Object* o = find(texObject, false);
-    if (!o || !pResDesc) return CUDA_ERROR_INVALID_VALUE;
-    *pResDesc = o->resource;
+    Record* o = nullptr;
+    if (CUresult r = find(texObject, false, &o)) return r;
+    if (!pResDesc) return CUDA_ERROR_INVALID_VALUE;
+    *pResDesc = object_of(o).resource;
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuTexObjectGetTextureDesc(CUDA_TEXTURE_DESC* pTexDesc, CUtexObject texObject) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
-    Lock lock(state().mutex);
-    const Object* o = find(texObject, false);
-    if (!o || !pTexDesc) return CUDA_ERROR_INVALID_VALUE;
-    *pTexDesc = o->texture;
+    Record* o = nullptr;
+    if (CUresult r = find(texObject, false, &o)) return r;
+    if (!pTexDesc) return CUDA_ERROR_INVALID_VALUE;
+    *pTexDesc = object_of(o).texture;
     return CUDA_SUCCESS;
 }
 
 CFR_EXPORT CUresult cuSurfObjectCreate(CUsurfObject* pSurfObject,
                                        const CUDA_RESOURCE_DESC* pResDesc) {
+    CFR_API();
     return create(pSurfObject, pResDesc, nullptr, true, "cuSurfObjectCreate");
 }
 
 CFR_EXPORT CUresult cuSurfObjectDestroy(CUsurfObject surfObject) {
-    return destroy(surfObject, true, "cuSurfObjectDestroy");
+    CFR_API();
+    return destroy(surfObject, true);
 }
 
 CFR_EXPORT CUresult cuSurfObjectGetResourceDesc(CUDA_RESOURCE_DESC* pResDesc,
                                                 CUsurfObject surfObject) {
+    CFR_API();
     if (CUresult r = check_init()) return r;
-    Lock lock(state().mutex);
-    const Object* o = find(surfObject, true);
-    if (!o || !pResDesc) return CUDA_ERROR_INVALID_VALUE;
-    *pResDesc = o->resource;
+    Record* o = nullptr;
+    if (CUresult r = find(surfObject, true, &o)) return r;
+    if (!pResDesc) return CUDA_ERROR_INVALID_VALUE;
+    *pResDesc = object_of(o).resource;
     return CUDA_SUCCESS;
 }

@@ -1,7 +1,7 @@
-// Turning an image (PTX text, fatbin container or fatbin wrapper) into a loaded module, and
-// unloading it. Libraries load without a current context (cudart's eager loading does so). The PTX
-// entry chosen from a fatbin is the newest one not above the device's compute capability;
-// cubin-only images are refused.
+// Turning an image (PTX text, fatbin container or fatbin wrapper) into a module loaded in the
+// emulator, and unloading it. Libraries load without a current context (cudart's eager loading does
+// so). The PTX entry chosen from a fatbin is the newest one not above the device's compute
+// capability; cubin-only images are refused.
 #include "emulator/driver/driver.hpp"
 #include "ptx/fatbin.hpp"
 
@@ -9,7 +9,7 @@
 
 namespace cfr::driver {
 
-CUresult load_module(const void* image, size_t size, const char* api, Module** out) {
+CUresult load_image(const void* image, size_t size, const char* api, LoadedImage* out) {
     if (CUresult r = check_init()) return r;
     if (!image || !out) return CUDA_ERROR_INVALID_VALUE;
     namespace fb = cfr::ptx::fatbin;
@@ -23,26 +23,15 @@ CUresult load_module(const void* image, size_t size, const char* api, Module** o
                    ? CUDA_ERROR_NO_BINARY_FOR_GPU
                    : CUDA_ERROR_INVALID_IMAGE;
     }
-    auto module = std::make_unique<Module>();
     const std::string filename =
         fb::classify(image) == fb::ImageKind::Text ? "<ptx image>" : "<fatbin image>";
-    if (CUresult r = report(state().device->load_module(ptx, filename, &module->emu), api))
-        return r;
-    module->ptx = std::move(ptx);
-    Lock lock(state().mutex);
-    *out = module.release();
-    state().modules.insert(*out);
+    if (CUresult r = report(state().device->load_module(ptx, filename, &out->emu), api)) return r;
+    out->ptx = std::move(ptx);
     return CUDA_SUCCESS;
 }
 
-CUresult unload_module(Module* module) {
-    Lock lock(state().mutex);
-    if (!state().modules.erase(module)) return CUDA_ERROR_INVALID_HANDLE;
-    for (auto& [name, fn] : module->functions)
-        state().functions.erase(fn.get());
-    const CUresult r = report(state().device->unload_module(module->emu), "cuModuleUnload");
-    delete module;
-    return r;
+void unload_image(emu::Module* module) {
+    report(state().device->unload_module(module), "module unload");
 }
 
 } // namespace cfr::driver

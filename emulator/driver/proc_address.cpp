@@ -94,10 +94,12 @@ CUresult resolve(const char* symbol, void** pfn, int version, cuuint64_t flags,
 CFR_EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int cudaVersion,
                                         cuuint64_t flags,
                                         CUdriverProcAddressQueryResult* symbolStatus) {
+    CFR_API();
     return resolve(symbol, pfn, cudaVersion, flags, symbolStatus);
 }
 
 CFR_EXPORT CUresult cuGetProcAddress(const char* symbol, void** pfn, int cudaVersion,
                                      cuuint64_t flags) {
+    CFR_API();
     return resolve(symbol, pfn, cudaVersion, flags, nullptr);
 }

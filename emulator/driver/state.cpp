@@ -1,5 +1,5 @@
 // The driver's global state, the current-context stack, error mapping and unsupported-call logging.
-#include "emulator/driver/driver.hpp"
+#include "emulator/driver/handles.hpp"
 
 #include <cstdio>
 #include <string_view>
@@ -15,26 +15,34 @@ CUresult check_init() {
     return state().initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
 
-std::vector<Context*>& context_stack() {
-    thread_local std::vector<Context*> stack;
+std::vector<uint64_t>& context_stack() {
+    thread_local std::vector<uint64_t> stack;
     return stack;
 }
 
 Context* current_context_or_null() {
     auto& stack = context_stack();
     if (stack.empty()) return nullptr;
-    Context* ctx = stack.back();
-    Lock lock(state().mutex);
-    return state().contexts.count(ctx) ? ctx : nullptr;
+    Context* ctx = find_live<Context>(stack.back());
+    return ctx && (!ctx->primary || ctx->active) ? ctx : nullptr;
 }
 
 CUresult current_context(Context** out) {
+    *out = nullptr;
     if (CUresult r = check_init()) return r;
-    *out = current_context_or_null();
-    return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+    auto& stack = context_stack();
+    if (stack.empty()) return CUDA_ERROR_INVALID_CONTEXT;
+    const uint64_t handle = stack.back();
+    Record* r = registry().find({Space::Handle, handle});
+    if (!r || !r->alive() || r->kind != Kind::Context)
+        return bad_handle(CUDA_ERROR_CONTEXT_IS_DESTROYED, Kind::Context, handle, r);
+    auto* ctx = static_cast<Context*>(r->object.get());
+    if (CUresult e = usable_context(ctx, CUDA_ERROR_CONTEXT_IS_DESTROYED)) return e;
+    *out = ctx;
+    return CUDA_SUCCESS;
 }
 
-void set_current_context(Context* ctx) {
+void set_current_context(uint64_t ctx) {
     auto& stack = context_stack();
     if (stack.empty()) {
         if (ctx) stack.push_back(ctx);
@@ -101,21 +109,6 @@ int unsupported(const char* name) {
     if (logged->insert(name).second)
         std::fprintf(stderr, "cfrjit driver: %s is not supported by the emulated driver\n", name);
     return CUDA_ERROR_NOT_SUPPORTED;
-}
-
-Function* lookup(CUfunction f) {
-    auto* fn = reinterpret_cast<Function*>(f);
-    Lock lock(state().mutex);
-    return state().functions.count(fn) ? fn : nullptr;
-}
-
-Stream* lookup_stream(CUstream s, CUresult* error) {
-    *error = CUDA_SUCCESS;
-    if (s == nullptr || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD) return nullptr;
-    auto* stream = reinterpret_cast<Stream*>(s);
-    Lock lock(state().mutex);
-    if (!state().streams.count(stream)) *error = CUDA_ERROR_INVALID_HANDLE;
-    return *error == CUDA_SUCCESS ? stream : nullptr;
 }
 
 } // namespace cfr::driver
