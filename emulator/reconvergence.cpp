@@ -13,6 +13,9 @@ void find_blocks_and_reconvergence(Program& p, uint32_t fidx,
     uint32_t b = f.begin_pc, e = f.end_pc; // e: the synthetic end, its own block
     std::vector<char> leader(e + 1 - b, 0);
     leader[0] = 1;
+    // A target outside the function is one that did not resolve (the decoder has recorded the
+    // error, and the function never runs): it is treated as leaving the function.
+    auto in_function = [&](uint32_t t) { return t >= b && t <= e; };
     auto is_branchy = [&](const Inst& in) {
         std::string_view n = in.name;
         return n.rfind("bra", 0) == 0 || n.rfind("brx", 0) == 0 || n.rfind("ret", 0) == 0 ||
@@ -22,12 +25,11 @@ void find_blocks_and_reconvergence(Program& p, uint32_t fidx,
         const Inst& in = p.code[pc];
         if (!labels_at_pc[pc - b].empty()) leader[pc - b] = 1;
         if (is_branchy(in)) leader[pc + 1 - b] = 1;
-        if (in.target != kNone && std::string_view(in.name).rfind("bra", 0) == 0 &&
-            in.target >= b && in.target <= e)
+        if (std::string_view(in.name).rfind("bra", 0) == 0 && in_function(in.target))
             leader[in.target - b] = 1;
         if (in.aux != kNone && std::string_view(in.name).rfind("brx", 0) == 0)
             for (uint32_t t : p.jump_tables[in.aux])
-                leader[t - b] = 1;
+                if (in_function(t)) leader[t - b] = 1;
     }
     leader[e - b] = 1;
     f.first_block = uint32_t(p.blocks.size());
@@ -61,11 +63,14 @@ void find_blocks_and_reconvergence(Program& p, uint32_t fidx,
         if (last == e) {
             g.add_edge(k, exit);
         } else if (n.rfind("bra", 0) == 0) {
-            g.add_edge(k, block_of[in.target - b]);
+            g.add_edge(k, in_function(in.target) ? block_of[in.target - b] : exit);
             if (in.guard != kNone) g.add_edge(k, k + 1);
         } else if (n.rfind("brx", 0) == 0) {
-            for (uint32_t t : p.jump_tables[in.aux])
-                g.add_edge(k, block_of[t - b]);
+            if (in.aux != kNone)
+                for (uint32_t t : p.jump_tables[in.aux])
+                    g.add_edge(k, in_function(t) ? block_of[t - b] : exit);
+            else
+                g.add_edge(k, exit);
             if (in.guard != kNone) g.add_edge(k, k + 1);
         } else if (n.rfind("ret", 0) == 0 || n.rfind("exit", 0) == 0 || n.rfind("trap", 0) == 0) {
             g.add_edge(k, exit);
