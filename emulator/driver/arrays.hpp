@@ -20,9 +20,5 @@ struct Array : Object {
 CUresult lookup_array(CUarray array, Array** out);
 // Bytes of one channel of a format, or 0 when the format is not supported.
 size_t format_bytes(CUarray_format format);
-// A 2D or 3D copy where either side may be a CUDA array (cuMemcpy2D, cuMemcpy3D, their variants
-// and memcpy graph nodes).
-CUresult copy_2d(const CUDA_MEMCPY2D* copy, const char* api);
-CUresult copy_3d(const CUDA_MEMCPY3D* copy, const char* api);
 
 } // namespace cfr::driver

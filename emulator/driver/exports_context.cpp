@@ -3,9 +3,7 @@
 // allocations, arrays, texture objects and graph execs: cuCtxDestroy destroys them, and so do
 // cuDevicePrimaryCtxReset and the release of the primary context's last reference, which leave the
 // primary context (and its handle) in place but inactive until it is retained again.
-#include "emulator/driver/handles.hpp"
-
-#include <algorithm>
+#include "emulator/driver/capture.hpp"
 
 using namespace cfr::driver;
 
@@ -29,6 +27,7 @@ CUresult take_pending(Context* ctx) {
 }
 
 CUresult synchronize(Context* ctx) {
+    if (CUresult r = check_context_sync(ctx)) return r;
     return take_pending(ctx);
 }
 
@@ -43,6 +42,7 @@ void release_storage(Context* ctx) {
 // destructors may still use the context's objects.
 void tear_down(Context* ctx) {
     release_storage(ctx);
+    end_captures_of(ctx);
     registry().destroy_children(record_of(ctx));
     ctx->limits.clear();
     ctx->pending_error = CUDA_SUCCESS;

@@ -1,7 +1,8 @@
 // Events. Recording stamps the event with the emulated clock (emulator/driver/clock.cpp); since all
 // work completes at submission, a recorded event is always complete. An event belongs to the
 // context current at its creation, dies with it, and is recorded only on streams of that context.
-#include "emulator/driver/handles.hpp"
+// Recorded on a capturing stream it stands for the capture's current nodes (capture.cpp).
+#include "emulator/driver/capture.hpp"
 
 using namespace cfr::driver;
 
@@ -17,14 +18,7 @@ CUresult record(CUevent hEvent, CUstream hStream) {
     if (CUresult r = event_of(hEvent, &e)) return r;
     StreamRef s;
     if (CUresult r = resolve_stream(hStream, &s)) return r;
-    if (e->context != s.context->handle)
-        return violation(CUDA_ERROR_INVALID_HANDLE, Kind::Event, e->handle,
-                         "belongs to context " + hex(e->context) + " but stream " +
-                             hex(s.handle()) + " to context " + hex(s.context->handle),
-                         &record_of(e));
-    e->recorded = true;
-    e->time_ms = state().clock_ms;
-    return CUDA_SUCCESS;
+    return record_event(e, s);
 }
 
 } // namespace
@@ -48,21 +42,26 @@ CFR_EXPORT CUresult cuEventRecord(CUevent hEvent, CUstream hStream) {
     return record(hEvent, hStream);
 }
 
-CFR_EXPORT CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int) {
+CFR_EXPORT CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags) {
     CFR_API();
+    if (flags & ~unsigned(CU_EVENT_RECORD_EXTERNAL)) return CUDA_ERROR_INVALID_VALUE;
+    if (flags & CU_EVENT_RECORD_EXTERNAL)
+        return not_supported("cuEventRecordWithFlags with CU_EVENT_RECORD_EXTERNAL");
     return record(hEvent, hStream);
 }
 
 CFR_EXPORT CUresult cuEventQuery(CUevent hEvent) {
     CFR_API();
     Event* e = nullptr;
-    return event_of(hEvent, &e);
+    if (CUresult r = event_of(hEvent, &e)) return r;
+    return check_event_use(e);
 }
 
 CFR_EXPORT CUresult cuEventSynchronize(CUevent hEvent) {
     CFR_API();
     Event* e = nullptr;
     if (CUresult r = event_of(hEvent, &e)) return r;
+    if (CUresult r = check_event_use(e)) return r;
     Context* ctx = find_live<Context>(e->context);
     return std::exchange(ctx->pending_error, CUDA_SUCCESS);
 }
@@ -84,6 +83,8 @@ CFR_EXPORT CUresult cuEventElapsedTime_v2(float* pMilliseconds, CUevent hStart, 
     Event *start = nullptr, *end = nullptr;
     if (CUresult r = event_of(hStart, &start)) return r;
     if (CUresult r = event_of(hEnd, &end)) return r;
+    if (CUresult r = check_event_use(start)) return r;
+    if (CUresult r = check_event_use(end)) return r;
     if (!pMilliseconds) return CUDA_ERROR_INVALID_VALUE;
     if ((start->flags | end->flags) & CU_EVENT_DISABLE_TIMING || !start->recorded || !end->recorded)
         return CUDA_ERROR_INVALID_HANDLE;

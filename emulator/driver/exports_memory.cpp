@@ -4,9 +4,7 @@
 // pointer otherwise. Allocations belong to the context current when they were made (stream-ordered
 // ones outside the primary context belong to none); a freed or dead allocation stays known, so
 // that a later use of its addresses is reported.
-#include "emulator/driver/arrays.hpp"
-#include "emulator/driver/handles.hpp"
-#include "emulator/driver/work.hpp"
+#include "emulator/driver/capture.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -53,107 +51,63 @@ CUresult need_context(Context** ctx = nullptr) {
     return r;
 }
 
-CUresult need_stream(CUstream stream) {
+// A copy or fill on a stream: captured, or run now.
+CUresult async(CUstream stream, Work work, const char* api) {
     StreamRef s;
-    return resolve_stream(stream, &s);
+    if (CUresult r = resolve_stream(stream, &s)) return r;
+    return enqueue(s, std::move(work), api);
 }
 
-void advance_clock(size_t bytes) {
-    state().clock_ms += copy_duration_ms(bytes);
+// A synchronous copy or fill: on the calling thread's default stream, run now.
+CUresult sync(const Work& work, const char* api) {
+    StreamRef s;
+    if (CUresult r = synchronous_call(&s)) return r;
+    return execute(s.context, work, api);
 }
 
-bool is_device(CUdeviceptr p) {
-    cfr::emu::DevicePtr base = 0;
-    size_t size = 0;
-    return dev().address_range(p, &base, &size).ok();
+CopyWork linear(CUmemorytype dst_type, CUdeviceptr dst, CUmemorytype src_type, CUdeviceptr src,
+                size_t bytes) {
+    return CopyWork{linear_copy(dst_type, dst, src_type, src, bytes)};
 }
 
-CUresult check_pointers(CUdeviceptr dst, CUdeviceptr src) {
-    if (CUresult r = check_not_freed(dst)) return r;
-    return check_not_freed(src);
+CUdeviceptr address(const void* p) {
+    return reinterpret_cast<CUdeviceptr>(p);
 }
 
-CUresult copy(CUdeviceptr dst, CUdeviceptr src, size_t bytes, const char* api) {
-    if (CUresult r = need_context()) return r;
-    if (bytes == 0) return CUDA_SUCCESS;
-    if (CUresult r = check_pointers(dst, src)) return r;
-    const bool dst_dev = is_device(dst), src_dev = is_device(src);
-    cfr::emu::Error e;
-    if (dst_dev && src_dev)
-        e = dev().memcpy_dtod(dst, src, bytes);
-    else if (dst_dev)
-        e = dev().memcpy_htod(dst, reinterpret_cast<const void*>(src), bytes);
-    else if (src_dev)
-        e = dev().memcpy_dtoh(reinterpret_cast<void*>(dst), src, bytes);
-    else
-        std::memmove(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
-    advance_clock(bytes);
-    return report(e, api);
-}
-
-CUresult htod(CUdeviceptr dst, const void* src, size_t bytes, const char* api) {
-    if (CUresult r = need_context()) return r;
-    if (bytes && !src) return CUDA_ERROR_INVALID_VALUE;
-    if (CUresult r = check_pointers(dst, reinterpret_cast<CUdeviceptr>(src))) return r;
-    advance_clock(bytes);
-    return bytes ? report(dev().memcpy_htod(dst, src, bytes), api) : CUDA_SUCCESS;
-}
-
-CUresult dtoh(void* dst, CUdeviceptr src, size_t bytes, const char* api) {
-    if (CUresult r = need_context()) return r;
-    if (bytes && !dst) return CUDA_ERROR_INVALID_VALUE;
-    if (CUresult r = check_pointers(reinterpret_cast<CUdeviceptr>(dst), src)) return r;
-    advance_clock(bytes);
-    return bytes ? report(dev().memcpy_dtoh(dst, src, bytes), api) : CUDA_SUCCESS;
-}
-
-CUresult dtod(CUdeviceptr dst, CUdeviceptr src, size_t bytes, const char* api) {
-    if (CUresult r = need_context()) return r;
-    if (CUresult r = check_pointers(dst, src)) return r;
-    advance_clock(bytes);
-    return bytes ? report(dev().memcpy_dtod(dst, src, bytes), api) : CUDA_SUCCESS;
-}
-
-// Fills `count` elements of `width` bytes each with `value`, row by row for 2D forms.
-CUresult fill(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned width, size_t count,
-              size_t rows, const char* api) {
-    if (CUresult r = need_context()) return r;
-    if (CUresult r = check_not_freed(dst)) return r;
-    if (width == 1) {
-        for (size_t row = 0; row < rows; ++row)
-            if (CUresult r = report(dev().memset(dst + row * pitch, uint8_t(value), count), api))
-                return r;
-        return CUDA_SUCCESS;
-    }
-    if (dst % width != 0) return CUDA_ERROR_INVALID_VALUE;
-    std::vector<uint8_t> pattern(count * width);
-    for (size_t i = 0; i < count; ++i)
-        std::memcpy(pattern.data() + i * width, &value, width);
-    for (size_t row = 0; row < rows; ++row)
-        if (CUresult r =
-                report(dev().memcpy_htod(dst + row * pitch, pattern.data(), pattern.size()), api))
-            return r;
-    return CUDA_SUCCESS;
-}
-
-CUresult copy2d(const CUDA_MEMCPY2D* p, const char* api) {
+CUresult copy_2d_work(const CUDA_MEMCPY2D* p, CopyWork* out) {
     if (!p) return CUDA_ERROR_INVALID_VALUE;
-    auto address = [](CUmemorytype type, const void* host, CUdeviceptr device, size_t x, size_t y,
-                      size_t pitch) -> CUdeviceptr {
-        const CUdeviceptr base =
-            type == CU_MEMORYTYPE_HOST ? reinterpret_cast<CUdeviceptr>(host) : device;
-        return base + y * pitch + x;
-    };
-    if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY)
-        return copy_2d(p, api);
-    for (size_t row = 0; row < p->Height; ++row) {
-        const CUdeviceptr src = address(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes,
-                                        p->srcY + row, p->srcPitch);
-        const CUdeviceptr dst = address(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes,
-                                        p->dstY + row, p->dstPitch);
-        if (CUresult r = copy(dst, src, p->WidthInBytes, api)) return r;
-    }
+    CUDA_MEMCPY3D& c = out->copy;
+    c = CUDA_MEMCPY3D{};
+    c.srcXInBytes = p->srcXInBytes;
+    c.srcY = p->srcY;
+    c.srcMemoryType = p->srcMemoryType;
+    c.srcHost = p->srcHost;
+    c.srcDevice = p->srcDevice;
+    c.srcArray = p->srcArray;
+    c.srcPitch = p->srcPitch;
+    c.dstXInBytes = p->dstXInBytes;
+    c.dstY = p->dstY;
+    c.dstMemoryType = p->dstMemoryType;
+    c.dstHost = p->dstHost;
+    c.dstDevice = p->dstDevice;
+    c.dstArray = p->dstArray;
+    c.dstPitch = p->dstPitch;
+    c.WidthInBytes = p->WidthInBytes;
+    c.Height = p->Height;
+    c.Depth = 1;
     return CUDA_SUCCESS;
+}
+
+MemsetWork memset_work(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned element,
+                       size_t width, size_t height) {
+    MemsetWork w;
+    w.memset.dst = dst;
+    w.memset.pitch = pitch;
+    w.memset.value = value;
+    w.memset.elementSize = element;
+    w.memset.width = width;
+    w.memset.height = height;
+    return w;
 }
 
 CUresult allocate(CUdeviceptr* dptr, size_t bytesize, Context* owner, bool stream_ordered) {
@@ -207,6 +161,7 @@ CFR_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* dptr, size_t bytesize) {
     CFR_API();
     Context* ctx = nullptr;
     if (CUresult r = need_context(&ctx)) return r;
+    if (CUresult r = check_unsafe_call()) return r;
     return allocate(dptr, bytesize, ctx, false);
 }
 
@@ -224,6 +179,7 @@ CFR_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr* dptr, size_t* pPitch, size_t
 CFR_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr) {
     CFR_API();
     if (CUresult r = need_context()) return r;
+    if (CUresult r = check_unsafe_call()) return r;
     return free_device(dptr);
 }
 
@@ -231,12 +187,15 @@ CFR_EXPORT CUresult cuMemAllocAsync(CUdeviceptr* dptr, size_t bytesize, CUstream
     CFR_API();
     StreamRef s;
     if (CUresult r = resolve_stream(hStream, &s)) return r;
+    if (CUresult r = refuse_in_capture(s, "cuMemAllocAsync in a stream capture", true)) return r;
     return allocate(dptr, bytesize, s.context->primary ? s.context : nullptr, true);
 }
 
 CFR_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
     CFR_API();
-    if (CUresult r = need_stream(hStream)) return r;
+    StreamRef s;
+    if (CUresult r = resolve_stream(hStream, &s)) return r;
+    if (CUresult r = refuse_in_capture(s, "cuMemFreeAsync in a stream capture", true)) return r;
     return free_device(dptr);
 }
 
@@ -267,6 +226,7 @@ CFR_EXPORT CUresult cuMemHostAlloc(void** pp, size_t bytesize, unsigned int Flag
     CFR_API();
     Context* ctx = nullptr;
     if (CUresult r = need_context(&ctx)) return r;
+    if (CUresult r = check_unsafe_call()) return r;
     if (!pp) return CUDA_ERROR_INVALID_VALUE;
     if (Flags & CU_MEMHOSTALLOC_DEVICEMAP)
         return not_supported("cuMemHostAlloc with CU_MEMHOSTALLOC_DEVICEMAP");
@@ -291,6 +251,7 @@ CFR_EXPORT CUresult cuMemAllocHost_v2(void** pp, size_t bytesize) {
 CFR_EXPORT CUresult cuMemFreeHost(void* p) {
     CFR_API();
     if (CUresult r = check_init()) return r;
+    if (CUresult r = check_unsafe_call()) return r;
     Record* r = nullptr;
     if (CUresult e = host_record(p, Kind::HostMemory, CUDA_ERROR_INVALID_VALUE, &r)) return e;
     registry().destroy(*r);
@@ -311,6 +272,7 @@ CFR_EXPORT CUresult cuMemHostRegister_v2(void* p, size_t bytesize, unsigned int 
     CFR_API();
     Context* ctx = nullptr;
     if (CUresult r = need_context(&ctx)) return r;
+    if (CUresult r = check_unsafe_call()) return r;
     if (!p || bytesize == 0) return CUDA_ERROR_INVALID_VALUE;
     if (Flags & CU_MEMHOSTREGISTER_DEVICEMAP)
         return not_supported("cuMemHostRegister with CU_MEMHOSTREGISTER_DEVICEMAP");
@@ -328,6 +290,7 @@ CFR_EXPORT CUresult cuMemHostRegister_v2(void* p, size_t bytesize, unsigned int 
 CFR_EXPORT CUresult cuMemHostUnregister(void* p) {
     CFR_API();
     if (CUresult r = need_context()) return r;
+    if (CUresult r = check_unsafe_call()) return r;
     if (!p) return CUDA_ERROR_INVALID_VALUE;
     Record* r = nullptr;
     if (CUresult e =
@@ -341,121 +304,142 @@ CFR_EXPORT CUresult cuMemHostUnregister(void* p) {
 
 CFR_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount) {
     CFR_API();
-    return copy(dst, src, ByteCount, "cuMemcpy");
+    return sync(linear(CU_MEMORYTYPE_UNIFIED, dst, CU_MEMORYTYPE_UNIFIED, src, ByteCount),
+                "cuMemcpy");
 }
 CFR_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount,
                                   CUstream hStream) {
     CFR_API();
-    if (CUresult r = need_stream(hStream)) return r;
-    return copy(dst, src, ByteCount, "cuMemcpyAsync");
+    return async(hStream, linear(CU_MEMORYTYPE_UNIFIED, dst, CU_MEMORYTYPE_UNIFIED, src, ByteCount),
+                 "cuMemcpyAsync");
 }
 CFR_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void* srcHost, size_t ByteCount) {
     CFR_API();
-    return htod(dstDevice, srcHost, ByteCount, "cuMemcpyHtoD");
+    return sync(
+        linear(CU_MEMORYTYPE_DEVICE, dstDevice, CU_MEMORYTYPE_HOST, address(srcHost), ByteCount),
+        "cuMemcpyHtoD");
 }
 CFR_EXPORT CUresult cuMemcpyDtoH_v2(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount) {
     CFR_API();
-    return dtoh(dstHost, srcDevice, ByteCount, "cuMemcpyDtoH");
+    return sync(
+        linear(CU_MEMORYTYPE_HOST, address(dstHost), CU_MEMORYTYPE_DEVICE, srcDevice, ByteCount),
+        "cuMemcpyDtoH");
 }
 CFR_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                                     size_t ByteCount) {
     CFR_API();
-    return dtod(dstDevice, srcDevice, ByteCount, "cuMemcpyDtoD");
+    return sync(linear(CU_MEMORYTYPE_DEVICE, dstDevice, CU_MEMORYTYPE_DEVICE, srcDevice, ByteCount),
+                "cuMemcpyDtoD");
 }
 CFR_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void* srcHost,
                                          size_t ByteCount, CUstream hStream) {
     CFR_API();
-    if (CUresult r = need_stream(hStream)) return r;
-    return htod(dstDevice, srcHost, ByteCount, "cuMemcpyHtoDAsync");
+    return async(
+        hStream,
+        linear(CU_MEMORYTYPE_DEVICE, dstDevice, CU_MEMORYTYPE_HOST, address(srcHost), ByteCount),
+        "cuMemcpyHtoDAsync");
 }
 CFR_EXPORT CUresult cuMemcpyDtoHAsync_v2(void* dstHost, CUdeviceptr srcDevice, size_t ByteCount,
                                          CUstream hStream) {
     CFR_API();
-    if (CUresult r = need_stream(hStream)) return r;
-    return dtoh(dstHost, srcDevice, ByteCount, "cuMemcpyDtoHAsync");
+    return async(
+        hStream,
+        linear(CU_MEMORYTYPE_HOST, address(dstHost), CU_MEMORYTYPE_DEVICE, srcDevice, ByteCount),
+        "cuMemcpyDtoHAsync");
 }
 CFR_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice,
                                          size_t ByteCount, CUstream hStream) {
     CFR_API();
-    if (CUresult r = need_stream(hStream)) return r;
-    return dtod(dstDevice, srcDevice, ByteCount, "cuMemcpyDtoDAsync");
+    return async(
+        hStream,
+        linear(CU_MEMORYTYPE_DEVICE, dstDevice, CU_MEMORYTYPE_DEVICE, srcDevice, ByteCount),
+        "cuMemcpyDtoDAsync");
 }
 CFR_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D* pCopy) {
     CFR_API();
-    return copy2d(pCopy, "cuMemcpy2D");
+    CopyWork w;
+    if (CUresult r = copy_2d_work(pCopy, &w)) return r;
+    return sync(w, "cuMemcpy2D");
 }
 CFR_EXPORT CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D* pCopy) {
     CFR_API();
-    return copy2d(pCopy, "cuMemcpy2DUnaligned");
+    CopyWork w;
+    if (CUresult r = copy_2d_work(pCopy, &w)) return r;
+    return sync(w, "cuMemcpy2DUnaligned");
 }
 CFR_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D* pCopy, CUstream hStream) {
     CFR_API();
-    if (CUresult r = need_stream(hStream)) return r;
-    return copy2d(pCopy, "cuMemcpy2DAsync");
+    CopyWork w;
+    if (CUresult r = copy_2d_work(pCopy, &w)) return r;
+    return async(hStream, w, "cuMemcpy2DAsync");
+}
+CFR_EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D* pCopy) {
+    CFR_API();
+    if (!pCopy) return CUDA_ERROR_INVALID_VALUE;
+    return sync(CopyWork{*pCopy}, "cuMemcpy3D");
+}
+CFR_EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D* pCopy, CUstream hStream) {
+    CFR_API();
+    if (!pCopy) return CUDA_ERROR_INVALID_VALUE;
+    return async(hStream, CopyWork{*pCopy}, "cuMemcpy3DAsync");
 }
 
 // ---- memset -------------------------------------------------------------------------------------
 
 CFR_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t N) {
     CFR_API();
-    return fill(dst, 0, uc, 1, N, 1, "cuMemsetD8");
+    return sync(memset_work(dst, 0, uc, 1, N, 1), "cuMemsetD8");
 }
 CFR_EXPORT CUresult cuMemsetD16_v2(CUdeviceptr dst, unsigned short us, size_t N) {
     CFR_API();
-    return fill(dst, 0, us, 2, N, 1, "cuMemsetD16");
+    return sync(memset_work(dst, 0, us, 2, N, 1), "cuMemsetD16");
 }
 CFR_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int ui, size_t N) {
     CFR_API();
-    return fill(dst, 0, ui, 4, N, 1, "cuMemsetD32");
+    return sync(memset_work(dst, 0, ui, 4, N, 1), "cuMemsetD32");
 }
 CFR_EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t N, CUstream hStream) {
     CFR_API();
-    if (CUresult r = need_stream(hStream)) return r;
-    return fill(dst, 0, uc, 1, N, 1, "cuMemsetD8Async");
+    return async(hStream, memset_work(dst, 0, uc, 1, N, 1), "cuMemsetD8Async");
 }
 CFR_EXPORT CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short us, size_t N,
                                      CUstream hStream) {
     CFR_API();
-    if (CUresult r = need_stream(hStream)) return r;
-    return fill(dst, 0, us, 2, N, 1, "cuMemsetD16Async");
+    return async(hStream, memset_work(dst, 0, us, 2, N, 1), "cuMemsetD16Async");
 }
 CFR_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int ui, size_t N, CUstream hStream) {
     CFR_API();
-    if (CUresult r = need_stream(hStream)) return r;
-    return fill(dst, 0, ui, 4, N, 1, "cuMemsetD32Async");
+    return async(hStream, memset_work(dst, 0, ui, 4, N, 1), "cuMemsetD32Async");
 }
 CFR_EXPORT CUresult cuMemsetD2D8_v2(CUdeviceptr dst, size_t pitch, unsigned char uc, size_t w,
                                     size_t h) {
     CFR_API();
-    return fill(dst, pitch, uc, 1, w, h, "cuMemsetD2D8");
+    return sync(memset_work(dst, pitch, uc, 1, w, h), "cuMemsetD2D8");
 }
 CFR_EXPORT CUresult cuMemsetD2D16_v2(CUdeviceptr dst, size_t pitch, unsigned short us, size_t w,
                                      size_t h) {
     CFR_API();
-    return fill(dst, pitch, us, 2, w, h, "cuMemsetD2D16");
+    return sync(memset_work(dst, pitch, us, 2, w, h), "cuMemsetD2D16");
 }
 CFR_EXPORT CUresult cuMemsetD2D32_v2(CUdeviceptr dst, size_t pitch, unsigned int ui, size_t w,
                                      size_t h) {
     CFR_API();
-    return fill(dst, pitch, ui, 4, w, h, "cuMemsetD2D32");
+    return sync(memset_work(dst, pitch, ui, 4, w, h), "cuMemsetD2D32");
 }
 CFR_EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr dst, size_t pitch, unsigned char uc, size_t w,
                                       size_t h, CUstream hStream) {
     CFR_API();
-    if (CUresult r = need_stream(hStream)) return r;
-    return fill(dst, pitch, uc, 1, w, h, "cuMemsetD2D8Async");
+    return async(hStream, memset_work(dst, pitch, uc, 1, w, h), "cuMemsetD2D8Async");
 }
 CFR_EXPORT CUresult cuMemsetD2D16Async(CUdeviceptr dst, size_t pitch, unsigned short us, size_t w,
                                        size_t h, CUstream hStream) {
     CFR_API();
-    if (CUresult r = need_stream(hStream)) return r;
-    return fill(dst, pitch, us, 2, w, h, "cuMemsetD2D16Async");
+    return async(hStream, memset_work(dst, pitch, us, 2, w, h), "cuMemsetD2D16Async");
 }
 CFR_EXPORT CUresult cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch, unsigned int ui, size_t w,
                                        size_t h, CUstream hStream) {
     CFR_API();
-    if (CUresult r = need_stream(hStream)) return r;
-    return fill(dst, pitch, ui, 4, w, h, "cuMemsetD2D32Async");
+    return async(hStream, memset_work(dst, pitch, ui, 4, w, h), "cuMemsetD2D32Async");
 }
 
 // ---- pointer attributes -------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 // Streams. Work submitted to any stream completes before the submitting call returns, so every
 // stream is always idle: synchronisation only reports a failed launch not yet reported, queries
-// return CUDA_SUCCESS, and host callbacks run at once, in submission order. A stream belongs to
-// the context current at its creation and dies with it.
-#include "emulator/driver/handles.hpp"
+// return CUDA_SUCCESS, and host callbacks run at once, in submission order (or become host nodes
+// of a capture). A stream belongs to the context current at its creation and dies with it.
+#include "emulator/driver/capture.hpp"
 
 using namespace cfr::driver;
 
@@ -36,6 +36,7 @@ CUresult stream_of(CUstream h, StreamRef* out) {
 }
 
 CUresult synchronize(const StreamRef& s) {
+    if (CUresult r = check_stream_sync(s)) return r;
     return std::exchange(s.context->pending_error, CUDA_SUCCESS);
 }
 
@@ -57,6 +58,7 @@ CFR_EXPORT CUresult cuStreamDestroy_v2(CUstream hStream) {
     if (CUresult r = check_init()) return r;
     Stream* s = nullptr;
     if (CUresult r = resolve(hStream, &s)) return r;
+    if (CUresult r = check_stream_destroy(s)) return r;
     destroy_object(s);
     return CUDA_SUCCESS;
 }
@@ -75,15 +77,17 @@ CFR_EXPORT CUresult cuStreamSynchronize(CUstream hStream) {
 CFR_EXPORT CUresult cuStreamQuery(CUstream hStream) {
     CFR_API();
     StreamRef s;
-    return stream_of(hStream, &s);
+    if (CUresult r = stream_of(hStream, &s)) return r;
+    return check_stream_sync(s);
 }
 
-CFR_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int) {
+CFR_EXPORT CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags) {
     CFR_API();
     StreamRef s;
     if (CUresult r = stream_of(hStream, &s)) return r;
     Event* e = nullptr;
-    return resolve(hEvent, &e);
+    if (CUresult r = resolve(hEvent, &e)) return r;
+    return wait_event(s, e, Flags);
 }
 
 CFR_EXPORT CUresult cuStreamGetFlags(CUstream hStream, unsigned int* flags) {
@@ -143,7 +147,8 @@ CFR_EXPORT CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callb
     StreamRef s;
     if (CUresult r = stream_of(hStream, &s)) return r;
     if (!callback || flags != 0) return CUDA_ERROR_INVALID_VALUE;
-    callback(hStream, synchronize(s), userData);
+    if (CUresult r = refuse_in_capture(s, "cuStreamAddCallback", false)) return r;
+    callback(hStream, std::exchange(s.context->pending_error, CUDA_SUCCESS), userData);
     return CUDA_SUCCESS;
 }
 
@@ -152,6 +157,5 @@ CFR_EXPORT CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void* userDa
     StreamRef s;
     if (CUresult r = stream_of(hStream, &s)) return r;
     if (!fn) return CUDA_ERROR_INVALID_VALUE;
-    fn(userData);
-    return CUDA_SUCCESS;
+    return enqueue(s, HostWork{fn, userData}, "cuLaunchHostFunc");
 }

@@ -242,7 +242,10 @@ CUresult bad_handle(CUresult error, Kind kind, uint64_t handle, const Record* re
                          std::string("is not a ") + kind_name(kind) + " but a " +
                              kind_name(record->kind) + (record->alive() ? "" : " (destroyed)"),
                          record);
-    return violation(error, kind, handle, "is destroyed", record);
+    const char* what = kind == Kind::DeviceMemory || kind == Kind::HostMemory ? "is freed"
+                       : kind == Kind::HostRegistration                      ? "is unregistered"
+                                                                             : "is destroyed";
+    return violation(error, kind, handle, what, record);
 }
 
 } // namespace cfr::driver

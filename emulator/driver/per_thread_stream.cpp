@@ -240,3 +240,25 @@ CFR_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, uns
     PerThreadDefaultStream per_thread;
     return cuStreamWaitEvent(hStream, hEvent, Flags);
 }
+CFR_EXPORT CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D* pCopy) {
+    CFR_API();
+    PerThreadDefaultStream per_thread;
+    return cuMemcpy3D_v2(pCopy);
+}
+CFR_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D* pCopy, CUstream hStream) {
+    CFR_API();
+    PerThreadDefaultStream per_thread;
+    return cuMemcpy3DAsync_v2(pCopy, hStream);
+}
+CFR_EXPORT CUresult cuMemcpyHtoA_v2_ptds(CUarray dstArray, size_t dstOffset, const void* srcHost,
+                                         size_t ByteCount) {
+    CFR_API();
+    PerThreadDefaultStream per_thread;
+    return cuMemcpyHtoA_v2(dstArray, dstOffset, srcHost, ByteCount);
+}
+CFR_EXPORT CUresult cuMemcpyAtoH_v2_ptds(void* dstHost, CUarray srcArray, size_t srcOffset,
+                                         size_t ByteCount) {
+    CFR_API();
+    PerThreadDefaultStream per_thread;
+    return cuMemcpyAtoH_v2(dstHost, srcArray, srcOffset, ByteCount);
+}

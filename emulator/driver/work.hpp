@@ -1,12 +1,55 @@
-// Work the emulated device runs: kernels with their argument buffer copied at submission, copies
-// and memsets. Launches, stream operations and graph nodes all end here.
+// Work the emulated device runs: kernels with their argument buffer copied at submission, copies,
+// memsets, host functions and event records. Stream operations run it at once, or, on a capturing
+// stream, record it as a graph node; graph launches run the nodes' work in topological order.
 #pragma once
 
 #include "emulator/driver/driver.hpp"
 
+#include <variant>
 #include <vector>
 
 namespace cfr::driver {
+
+// What a kernel node or launch runs: `function` (a CUfunction, or a CUkernel passed in its place),
+// else the CUkernel `kernel` in `context` (0: the context the work runs in).
+struct KernelWork {
+    uint64_t function = 0;
+    uint64_t kernel = 0;
+    uint64_t context = 0;
+    emu::LaunchConfig config;
+    std::vector<uint8_t> params; // the argument buffer, copied when the work was submitted
+};
+struct CopyWork {
+    CUDA_MEMCPY3D copy{};
+};
+struct MemsetWork {
+    CUDA_MEMSET_NODE_PARAMS memset{};
+};
+struct HostWork {
+    CUhostFn fn = nullptr;
+    void* user_data = nullptr;
+};
+struct EmptyWork {};
+struct EventRecordWork {
+    uint64_t event = 0;
+};
+struct EventWaitWork {
+    uint64_t event = 0;
+};
+
+using Work = std::variant<KernelWork, CopyWork, MemsetWork, HostWork, EmptyWork, EventRecordWork,
+                          EventWaitWork>;
+
+CUgraphNodeType node_type(const Work& work);
+
+// Fills a kernel work's launch configuration and argument buffer; `kernel` gives the parameter
+// layout.
+CUresult make_kernel_work(const emu::Kernel* kernel, const emu::LaunchConfig& config,
+                          void** kernelParams, void** extra, KernelWork* out);
+// The emulator kernel behind a CUfunction or CUkernel handle (for its parameter layout).
+CUresult kernel_of_handle(uint64_t handle, const emu::Kernel** out);
+// Runs work now, in `ctx`.
+CUresult execute(Context* ctx, const Work& work, const char* api);
 
 // A kernel's argument buffer from cuLaunchKernel's kernelParams or extra, laid out as the kernel's
 // parameters say.
@@ -16,6 +59,13 @@ CUresult pack_params(const emu::Kernel* kernel, void** kernelParams, void** extr
 // emulator's message and is kept for the next synchronisation of `ctx`.
 CUresult run_kernel(Context* ctx, const Function* fn, const emu::LaunchConfig& config,
                     const std::vector<uint8_t>& params, const char* api);
+
+// A copy of `bytes` bytes between two linear ranges as a CUDA_MEMCPY3D.
+CUDA_MEMCPY3D linear_copy(CUmemorytype dst_type, CUdeviceptr dst, CUmemorytype src_type,
+                          CUdeviceptr src, size_t bytes);
+// Copies (either side may be an array; unified sides are told apart by address) and fills.
+CUresult copy_3d(const CUDA_MEMCPY3D* copy, const char* api);
+CUresult fill_memory(const CUDA_MEMSET_NODE_PARAMS& memset, const char* api);
 
 // A use of device or page-locked host memory at `address` that was freed (or died with its
 // context) is reported (CUDA_ERROR_INVALID_VALUE).

@@ -77,3 +77,81 @@ add_test(NAME "driver-app: cfr-run summary and JSON"
     COMMAND cfr-run --json ${apps_out}/runtime_app.stats.json -- ${apps_out}/runtime_app_static)
 set_tests_properties("driver-app: cfr-run summary and JSON" PROPERTIES
     PASS_REGULAR_EXPRESSION "_Z9saxpy_oddfPKfPfi +1 ")
+
+# Object lifetimes, device resets, context destruction, stream capture and graphs, all under the
+# driver's strict mode. Runtime-API programs are PTX only, with static and with shared cudart.
+set(strict_env "${driver_env};CFRJIT_EMULATOR_STRICT=1")
+set(lifetime_outputs)
+foreach(mode static shared)
+    foreach(app reset_app graph_capture_app graph_nodes_app)
+        set(flags -gencode arch=compute_75,code=compute_75)
+        if(mode STREQUAL shared)
+            list(APPEND flags -cudart shared)
+        endif()
+        set(exe ${apps_out}/${app}_${mode})
+        add_custom_command(OUTPUT ${exe}
+            COMMAND ${CFRJIT_NVCC} ${flags} -o ${exe} ${CFRJIT_DRIVER_APPS}/${app}.cu
+            DEPENDS ${CFRJIT_DRIVER_APPS}/${app}.cu
+            COMMENT "nvcc ${app}.cu (${mode} cudart, PTX only)" VERBATIM)
+        list(APPEND lifetime_outputs ${exe})
+        set(variants "")
+        if(app STREQUAL reset_app)
+            set(variants thread)
+        endif()
+        foreach(variant "" ${variants})
+            set(test "driver-app: ${app} (${mode} cudart)")
+            if(variant)
+                set(test "driver-app: ${app} ${variant} (${mode} cudart)")
+            endif()
+            add_test(NAME "${test}" COMMAND ${exe} ${variant})
+            set_tests_properties("${test}" PROPERTIES ENVIRONMENT "${strict_env}"
+                PASS_REGULAR_EXPRESSION "${app}: OK" FAIL_REGULAR_EXPRESSION "FAILED")
+        endforeach()
+    endforeach()
+endforeach()
+add_custom_target(cfrjit_driver_lifetime_apps ALL DEPENDS ${lifetime_outputs})
+
+foreach(app ctx_destroy_drv strict_violation_drv)
+    add_executable(cfrjit_${app} ${CFRJIT_DRIVER_APPS}/${app}.cpp)
+    target_include_directories(cfrjit_${app} PRIVATE ${CFRJIT_CUDA_INCLUDE})
+    target_link_libraries(cfrjit_${app} PRIVATE ${stub_libcuda})
+    set_target_properties(cfrjit_${app} PROPERTIES OUTPUT_NAME ${app}
+        RUNTIME_OUTPUT_DIRECTORY ${apps_out} SKIP_BUILD_RPATH ON)
+    add_dependencies(cfrjit_${app} cfrjit_cuda cfrjit_driver_apps)
+endforeach()
+set(scale_ptx ${apps_out}/scale.ptx)
+add_test(NAME "driver-app: ctx_destroy_drv" COMMAND cfrjit_ctx_destroy_drv ${scale_ptx})
+set_tests_properties("driver-app: ctx_destroy_drv" PROPERTIES ENVIRONMENT "${strict_env}"
+    PASS_REGULAR_EXPRESSION "ctx_destroy_drv: OK" FAIL_REGULAR_EXPRESSION "FAILED")
+
+# Each misuse: in strict mode the driver aborts with its message (what the regex shows, then the
+# exit status of SIGABRT); otherwise the call returns the documented error.
+set(violations
+    "event-after-ctx-destroy|CUDA_ERROR_INVALID_HANDLE|cuEventRecord: event 0x[0-9a-f]+ is destroyed: created by cuEventCreate .*, destroyed by cuCtxDestroy"
+    "stream-after-destroy|CUDA_ERROR_INVALID_HANDLE|cuStreamSynchronize: stream 0x[0-9a-f]+ is destroyed: created by cuStreamCreate .*, destroyed by cuStreamDestroy"
+    "function-after-unload|CUDA_ERROR_INVALID_HANDLE|cuLaunchKernel: function 0x[0-9a-f]+ is destroyed: created by cuModuleGetFunction .*, destroyed by cuModuleUnload"
+    "double-free|CUDA_ERROR_INVALID_VALUE|cuMemFree_v2: device memory 0x[0-9a-f]+ is freed: created by cuMemAlloc_v2 .*, destroyed by cuMemFree_v2"
+    "event-after-primary-reset|CUDA_ERROR_INVALID_HANDLE|cuEventRecord: event 0x[0-9a-f]+ is destroyed: created by cuEventCreate .*, destroyed by cuDevicePrimaryCtxReset"
+    "function-of-other-context|CUDA_ERROR_INVALID_HANDLE|cuLaunchKernel: function 0x[0-9a-f]+ belongs to context 0x[0-9a-f]+, not to context"
+    "captured-event-query|CUDA_ERROR_CAPTURED_EVENT|cuEventQuery: event 0x[0-9a-f]+ was last recorded in a stream capture"
+    "capturing-stream-sync|CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED|cuStreamSynchronize: stream 0x[0-9a-f]+ is capturing"
+    "legacy-stream-in-capture|CUDA_ERROR_STREAM_CAPTURE_IMPLICIT|cuLaunchKernel: stream 0x[0-9a-f]+ is capturing .* the legacy default stream"
+    "alloc-in-capture|CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED|cuMemAlloc_v2: stream 0x[0-9a-f]+ is capturing .* forbids potentially unsafe calls"
+    "unjoined-fork|CUDA_ERROR_STREAM_CAPTURE_UNJOINED|cuStreamEndCapture: stream 0x[0-9a-f]+ joined capture")
+foreach(violation IN LISTS violations)
+    string(REPLACE "|" ";" parts "${violation}")
+    list(GET parts 0 case)
+    list(GET parts 1 error)
+    list(GET parts 2 message)
+    add_test(NAME "driver-app: strict aborts on ${case}"
+        COMMAND sh -c "\"$0\" \"$@\"; echo \"exit status $?\"" $<TARGET_FILE:cfrjit_strict_violation_drv>
+            ${case} ${scale_ptx})
+    set_tests_properties("driver-app: strict aborts on ${case}" PROPERTIES
+        ENVIRONMENT "${strict_env}"
+        PASS_REGULAR_EXPRESSION "cfrjit driver: strict: ${message}.*exit status 134")
+    add_test(NAME "driver-app: ${case} returns ${error}"
+        COMMAND cfrjit_strict_violation_drv ${case} ${scale_ptx})
+    set_tests_properties("driver-app: ${case} returns ${error}" PROPERTIES
+        ENVIRONMENT "${driver_env};CFRJIT_EMULATOR_STRICT=0"
+        PASS_REGULAR_EXPRESSION "${case}: ${error}\n" FAIL_REGULAR_EXPRESSION "FAILED")
+endforeach()

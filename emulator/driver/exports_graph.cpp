@@ -1,0 +1,804 @@
+// CUDA graph entry points: creating graphs and their kernel, memcpy, memset, host, empty and event
+// nodes, editing dependencies, querying structure and parameters, cloning, instantiating (every
+// form), launching, uploading and updating executable graphs. Kernel arguments are copied when a
+// node is added or its parameters are set.
+#include "emulator/driver/capture.hpp"
+#include "emulator/driver/graph.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+using namespace cfr::driver;
+namespace emu = cfr::emu;
+
+namespace {
+
+CUresult graph_of(CUgraph h, Graph** out) {
+    if (CUresult r = check_init()) return r;
+    return resolve(h, out, CUDA_ERROR_INVALID_VALUE);
+}
+
+CUresult exec_of(CUgraphExec h, GraphExec** out) {
+    if (CUresult r = check_init()) return r;
+    return resolve(h, out, CUDA_ERROR_INVALID_VALUE);
+}
+
+std::vector<uint64_t> handles(const CUgraphNode* nodes, size_t count) {
+    std::vector<uint64_t> out;
+    for (size_t i = 0; i < count; ++i)
+        out.push_back(reinterpret_cast<uint64_t>(nodes[i]));
+    return out;
+}
+
+// Adds a node of `work` to a graph after its dependencies; returns its handle.
+CUresult add(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+             size_t count, Work work) {
+    Graph* graph = nullptr;
+    if (CUresult r = graph_of(hGraph, &graph)) return r;
+    if (!phGraphNode || (count && !dependencies)) return CUDA_ERROR_INVALID_VALUE;
+    GraphNode* node = nullptr;
+    if (CUresult r = add_node(graph, std::move(work), handles(dependencies, count), &node))
+        return r;
+    *phGraphNode = reinterpret_cast<CUgraphNode>(node->handle);
+    return CUDA_SUCCESS;
+}
+
+// The work of a node of the given kind (CUDA_ERROR_INVALID_VALUE for another kind of node).
+template <class W>
+CUresult work_of(CUgraphNode h, GraphNode** node, W** work) {
+    if (CUresult r = check_init()) return r;
+    if (CUresult r = graph_node(h, nullptr, node)) return r;
+    *work = std::get_if<W>(&(*node)->work);
+    return *work ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+// ---- kernel nodes ------------------------------------------------------------------------------
+
+CUDA_KERNEL_NODE_PARAMS_v2 widen(const CUDA_KERNEL_NODE_PARAMS_v1& p) {
+    CUDA_KERNEL_NODE_PARAMS_v2 v2{};
+    std::memcpy(&v2, &p, sizeof p);
+    return v2;
+}
+
+CUresult kernel_work(const CUDA_KERNEL_NODE_PARAMS_v2* p, KernelWork* out) {
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    out->function = reinterpret_cast<uint64_t>(p->func);
+    out->kernel = reinterpret_cast<uint64_t>(p->kern);
+    if (!out->function && !out->kernel) return CUDA_ERROR_INVALID_VALUE;
+    const emu::Kernel* kernel = nullptr;
+    if (CUresult r = kernel_of_handle(out->function ? out->function : out->kernel, &kernel))
+        return r;
+    if (out->kernel) { // the context it runs in: given, or the current one
+        Context* ctx = nullptr;
+        if (p->ctx) {
+            if (CUresult r = resolve_context(p->ctx, &ctx)) return r;
+        } else if (CUresult r = current_context(&ctx)) {
+            return r;
+        }
+        out->context = ctx->handle;
+    }
+    emu::LaunchConfig config;
+    config.grid = {p->gridDimX, p->gridDimY, p->gridDimZ};
+    config.block = {p->blockDimX, p->blockDimY, p->blockDimZ};
+    config.dynamic_shared_bytes = p->sharedMemBytes;
+    return make_kernel_work(kernel, config, p->kernelParams, p->extra, out);
+}
+
+void describe_kernel(GraphNode* node, const KernelWork& w, CUDA_KERNEL_NODE_PARAMS_v2* p) {
+    *p = CUDA_KERNEL_NODE_PARAMS_v2{};
+    p->func = reinterpret_cast<CUfunction>(w.function);
+    p->kern = reinterpret_cast<CUkernel>(w.kernel);
+    p->ctx = reinterpret_cast<CUcontext>(w.context);
+    p->gridDimX = w.config.grid.x;
+    p->gridDimY = w.config.grid.y;
+    p->gridDimZ = w.config.grid.z;
+    p->blockDimX = w.config.block.x;
+    p->blockDimY = w.config.block.y;
+    p->blockDimZ = w.config.block.z;
+    p->sharedMemBytes = w.config.dynamic_shared_bytes;
+    node->param_view.clear();
+    const emu::Kernel* kernel = nullptr;
+    if (kernel_of_handle(w.function ? w.function : w.kernel, &kernel) == CUDA_SUCCESS)
+        for (const emu::ParamInfo& info : state().device->kernel_info(kernel).params)
+            node->param_view.push_back(const_cast<uint8_t*>(w.params.data()) + info.offset);
+    p->kernelParams = node->param_view.empty() ? nullptr : node->param_view.data();
+}
+
+CUresult add_kernel(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                    size_t count, const CUDA_KERNEL_NODE_PARAMS_v2* params) {
+    if (CUresult r = check_init()) return r;
+    KernelWork w;
+    if (CUresult r = kernel_work(params, &w)) return r;
+    return add(phGraphNode, hGraph, dependencies, count, std::move(w));
+}
+
+CUresult get_kernel(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v2* out) {
+    GraphNode* node = nullptr;
+    KernelWork* w = nullptr;
+    if (CUresult r = work_of(hNode, &node, &w)) return r;
+    if (!out) return CUDA_ERROR_INVALID_VALUE;
+    describe_kernel(node, *w, out);
+    return CUDA_SUCCESS;
+}
+
+CUresult set_kernel(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v2* params) {
+    GraphNode* node = nullptr;
+    KernelWork* w = nullptr;
+    if (CUresult r = work_of(hNode, &node, &w)) return r;
+    KernelWork fresh;
+    if (CUresult r = kernel_work(params, &fresh)) return r;
+    *w = std::move(fresh);
+    return CUDA_SUCCESS;
+}
+
+// ---- memcpy, memset and host nodes
+// ---------------------------------------------------------------
+
+CUresult check_context(CUcontext ctx) {
+    Context* c = nullptr;
+    return ctx ? resolve_context(ctx, &c) : current_context(&c);
+}
+
+CUresult memset_work(const CUDA_MEMSET_NODE_PARAMS* p, MemsetWork* out) {
+    if (!p || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
+        p->width == 0 || p->height == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult r = check_not_freed(p->dst)) return r;
+    out->memset = *p;
+    return CUDA_SUCCESS;
+}
+
+// ---- dependencies ------------------------------------------------------------------------------
+
+CUresult edit_edges(CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to,
+                    const CUgraphEdgeData* edges, size_t count, bool add_them) {
+    Graph* graph = nullptr;
+    if (CUresult r = graph_of(hGraph, &graph)) return r;
+    if (count && (!from || !to)) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; edges && i < count; ++i)
+        if (edges[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edges[i].from_port ||
+            edges[i].to_port)
+            return not_supported("graph edges with data");
+    for (size_t i = 0; i < count; ++i) {
+        const uint64_t a = reinterpret_cast<uint64_t>(from[i]),
+                       b = reinterpret_cast<uint64_t>(to[i]);
+        if (CUresult r = add_them ? add_edge(graph, a, b) : remove_edge(graph, a, b)) return r;
+    }
+    return CUDA_SUCCESS;
+}
+
+// Writes up to *count handles (NULL-padded) or, with a null array, just the count.
+CUresult list(const std::vector<uint64_t>& items, CUgraphNode* out, size_t* count) {
+    if (!count) return CUDA_ERROR_INVALID_VALUE;
+    if (!out) {
+        *count = items.size();
+        return CUDA_SUCCESS;
+    }
+    for (size_t i = 0; i < *count; ++i)
+        out[i] = reinterpret_cast<CUgraphNode>(i < items.size() ? items[i] : 0);
+    *count = std::min(*count, items.size());
+    return CUDA_SUCCESS;
+}
+
+std::vector<uint64_t> live_nodes(const Graph* graph) {
+    std::vector<uint64_t> nodes;
+    for (uint64_t h : graph->nodes)
+        if (find_live<GraphNode>(h)) nodes.push_back(h);
+    return nodes;
+}
+
+CUresult node_edges(CUgraphNode hNode, bool incoming, CUgraphNode* out, CUgraphEdgeData* edges,
+                    size_t* count) {
+    if (CUresult r = check_init()) return r;
+    GraphNode* node = nullptr;
+    if (CUresult r = graph_node(hNode, nullptr, &node)) return r;
+    const std::vector<uint64_t>& items = incoming ? node->dependencies : node->dependents;
+    if (edges && out && count)
+        for (size_t i = 0; i < std::min(*count, items.size()); ++i)
+            edges[i] = CUgraphEdgeData{};
+    return list(items, out, count);
+}
+
+CUresult graph_edges(CUgraph hGraph, CUgraphNode* from, CUgraphNode* to, CUgraphEdgeData* edges,
+                     size_t* count) {
+    Graph* graph = nullptr;
+    if (CUresult r = graph_of(hGraph, &graph)) return r;
+    if (!count || (!from != !to)) return CUDA_ERROR_INVALID_VALUE;
+    std::vector<std::pair<uint64_t, uint64_t>> all;
+    for (uint64_t h : live_nodes(graph))
+        for (uint64_t d : find_live<GraphNode>(h)->dependencies)
+            all.emplace_back(d, h);
+    if (!from) {
+        *count = all.size();
+        return CUDA_SUCCESS;
+    }
+    for (size_t i = 0; i < *count; ++i) {
+        from[i] = reinterpret_cast<CUgraphNode>(i < all.size() ? all[i].first : 0);
+        to[i] = reinterpret_cast<CUgraphNode>(i < all.size() ? all[i].second : 0);
+        if (edges) edges[i] = CUgraphEdgeData{};
+    }
+    *count = std::min(*count, all.size());
+    return CUDA_SUCCESS;
+}
+
+// ---- instantiation and launch ------------------------------------------------------------------
+
+CUresult instantiate(CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long long flags,
+                     CUgraphNode* error_node, CUgraphInstantiateResult* result) {
+    if (result) *result = CUDA_GRAPH_INSTANTIATE_ERROR;
+    Graph* graph = nullptr;
+    if (CUresult r = graph_of(hGraph, &graph)) return r;
+    Context* ctx = nullptr;
+    if (CUresult r = current_context(&ctx)) return r;
+    if (!phGraphExec) return CUDA_ERROR_INVALID_VALUE;
+    if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)
+        return not_supported("graphs instantiated for device launch");
+    std::vector<GraphNode*> order;
+    uint64_t cycle = 0;
+    if (topological_order(graph, &order, &cycle)) {
+        if (error_node) *error_node = reinterpret_cast<CUgraphNode>(cycle);
+        if (result) *result = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    auto exec = std::make_unique<GraphExec>();
+    exec->context = ctx->handle;
+    exec->flags = flags;
+    for (GraphNode* node : order) {
+        if (const auto* k = std::get_if<KernelWork>(&node->work)) {
+            const emu::Kernel* kernel = nullptr;
+            if (CUresult r = kernel_of_handle(k->function ? k->function : k->kernel, &kernel)) {
+                if (error_node) *error_node = reinterpret_cast<CUgraphNode>(node->handle);
+                return r;
+            }
+        }
+        exec->steps.push_back({node->handle, node->work});
+    }
+    *phGraphExec =
+        reinterpret_cast<CUgraphExec>(add_object(std::move(exec), {ctx->handle})->handle);
+    if (result) *result = CUDA_GRAPH_INSTANTIATE_SUCCESS;
+    return CUDA_SUCCESS;
+}
+
+CUresult exec_stream(CUgraphExec hGraphExec, CUstream hStream, GraphExec** exec, StreamRef* s,
+                     const char* what) {
+    if (CUresult r = exec_of(hGraphExec, exec)) return r;
+    if (CUresult r = resolve_stream(hStream, s)) return r;
+    if ((*exec)->context != s->context->handle)
+        return violation(CUDA_ERROR_INVALID_VALUE, Kind::GraphExec, (*exec)->handle,
+                         "was instantiated in context " + hex((*exec)->context) + " but stream " +
+                             hex(s->handle()) + " belongs to context " + hex(s->context->handle),
+                         &record_of(*exec));
+    return refuse_in_capture(*s, what, true);
+}
+
+// The step of an executable graph made from `hNode`.
+CUresult step_of(CUgraphExec hGraphExec, CUgraphNode hNode, GraphExec::Step** out) {
+    GraphExec* exec = nullptr;
+    if (CUresult r = exec_of(hGraphExec, &exec)) return r;
+    GraphNode* node = nullptr;
+    if (CUresult r = graph_node(hNode, nullptr, &node)) return r;
+    for (GraphExec::Step& step : exec->steps)
+        if (step.node == node->handle) {
+            *out = &step;
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+template <class W>
+CUresult set_step(CUgraphExec hGraphExec, CUgraphNode hNode, W work) {
+    GraphExec::Step* step = nullptr;
+    if (CUresult r = step_of(hGraphExec, hNode, &step)) return r;
+    if (!std::holds_alternative<W>(step->work)) return CUDA_ERROR_INVALID_VALUE;
+    step->work = std::move(work);
+    return CUDA_SUCCESS;
+}
+
+CUresult set_exec_kernel(CUgraphExec hGraphExec, CUgraphNode hNode,
+                         const CUDA_KERNEL_NODE_PARAMS_v2* params) {
+    if (CUresult r = check_init()) return r;
+    KernelWork w;
+    if (CUresult r = kernel_work(params, &w)) return r;
+    return set_step(hGraphExec, hNode, std::move(w));
+}
+
+CUresult events_of(CUgraphNode hNode, uint64_t** event) {
+    GraphNode* node = nullptr;
+    if (CUresult r = check_init()) return r;
+    if (CUresult r = graph_node(hNode, nullptr, &node)) return r;
+    if (auto* rec = std::get_if<EventRecordWork>(&node->work))
+        *event = &rec->event;
+    else if (auto* wait = std::get_if<EventWaitWork>(&node->work))
+        *event = &wait->event;
+    else
+        return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+CUresult event_handle(CUevent hEvent, uint64_t* out) {
+    Event* e = nullptr;
+    if (CUresult r = resolve(hEvent, &e)) return r;
+    *out = e->handle;
+    return CUDA_SUCCESS;
+}
+
+} // namespace
+
+// ---- graphs and nodes
+// ----------------------------------------------------------------------------
+
+CFR_EXPORT CUresult cuGraphCreate(CUgraph* phGraph, unsigned int flags) {
+    CFR_API();
+    if (CUresult r = check_init()) return r;
+    if (!phGraph || flags != 0) return CUDA_ERROR_INVALID_VALUE;
+    *phGraph = reinterpret_cast<CUgraph>(add_object(std::make_unique<Graph>(), {})->handle);
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuGraphDestroy(CUgraph hGraph) {
+    CFR_API();
+    Graph* graph = nullptr;
+    if (CUresult r = graph_of(hGraph, &graph)) return r;
+    if (graph->capture)
+        return violation(CUDA_ERROR_ILLEGAL_STATE, Kind::Graph, graph->handle,
+                         "is being captured into (capture #" + std::to_string(graph->capture->id) +
+                             "); it cannot be destroyed before the capture ends",
+                         &record_of(graph));
+    destroy_object(graph);
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuGraphAddKernelNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                         const CUgraphNode* dependencies, size_t numDependencies,
+                                         const CUDA_KERNEL_NODE_PARAMS_v1* nodeParams) {
+    CFR_API();
+    if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+    const CUDA_KERNEL_NODE_PARAMS_v2 p = widen(*nodeParams);
+    return add_kernel(phGraphNode, hGraph, dependencies, numDependencies, &p);
+}
+CFR_EXPORT CUresult cuGraphAddKernelNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                            const CUgraphNode* dependencies, size_t numDependencies,
+                                            const CUDA_KERNEL_NODE_PARAMS_v2* nodeParams) {
+    CFR_API();
+    return add_kernel(phGraphNode, hGraph, dependencies, numDependencies, nodeParams);
+}
+
+CFR_EXPORT CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode,
+                                               CUDA_KERNEL_NODE_PARAMS_v1* nodeParams) {
+    CFR_API();
+    CUDA_KERNEL_NODE_PARAMS_v2 p{};
+    if (CUresult r = get_kernel(hNode, nodeParams ? &p : nullptr)) return r;
+    std::memcpy(nodeParams, &p, sizeof *nodeParams);
+    return CUDA_SUCCESS;
+}
+CFR_EXPORT CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode,
+                                                  CUDA_KERNEL_NODE_PARAMS_v2* nodeParams) {
+    CFR_API();
+    return get_kernel(hNode, nodeParams);
+}
+
+CFR_EXPORT CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode,
+                                               const CUDA_KERNEL_NODE_PARAMS_v1* nodeParams) {
+    CFR_API();
+    if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+    const CUDA_KERNEL_NODE_PARAMS_v2 p = widen(*nodeParams);
+    return set_kernel(hNode, &p);
+}
+CFR_EXPORT CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode,
+                                                  const CUDA_KERNEL_NODE_PARAMS_v2* nodeParams) {
+    CFR_API();
+    return set_kernel(hNode, nodeParams);
+}
+
+CFR_EXPORT CUresult cuGraphAddMemcpyNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                         const CUgraphNode* dependencies, size_t numDependencies,
+                                         const CUDA_MEMCPY3D* copyParams, CUcontext ctx) {
+    CFR_API();
+    if (CUresult r = check_init()) return r;
+    if (!copyParams) return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult r = check_context(ctx)) return r;
+    return add(phGraphNode, hGraph, dependencies, numDependencies, CopyWork{*copyParams});
+}
+
+CFR_EXPORT CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D* nodeParams) {
+    CFR_API();
+    GraphNode* node = nullptr;
+    CopyWork* w = nullptr;
+    if (CUresult r = work_of(hNode, &node, &w)) return r;
+    if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+    *nodeParams = w->copy;
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D* nodeParams) {
+    CFR_API();
+    GraphNode* node = nullptr;
+    CopyWork* w = nullptr;
+    if (CUresult r = work_of(hNode, &node, &w)) return r;
+    if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+    w->copy = *nodeParams;
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuGraphAddMemsetNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                         const CUgraphNode* dependencies, size_t numDependencies,
+                                         const CUDA_MEMSET_NODE_PARAMS* memsetParams,
+                                         CUcontext ctx) {
+    CFR_API();
+    if (CUresult r = check_init()) return r;
+    if (CUresult r = check_context(ctx)) return r;
+    MemsetWork w;
+    if (CUresult r = memset_work(memsetParams, &w)) return r;
+    return add(phGraphNode, hGraph, dependencies, numDependencies, w);
+}
+
+CFR_EXPORT CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode,
+                                               CUDA_MEMSET_NODE_PARAMS* nodeParams) {
+    CFR_API();
+    GraphNode* node = nullptr;
+    MemsetWork* w = nullptr;
+    if (CUresult r = work_of(hNode, &node, &w)) return r;
+    if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+    *nodeParams = w->memset;
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode,
+                                               const CUDA_MEMSET_NODE_PARAMS* nodeParams) {
+    CFR_API();
+    GraphNode* node = nullptr;
+    MemsetWork* w = nullptr;
+    if (CUresult r = work_of(hNode, &node, &w)) return r;
+    return memset_work(nodeParams, w);
+}
+
+CFR_EXPORT CUresult cuGraphAddHostNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                       const CUgraphNode* dependencies, size_t numDependencies,
+                                       const CUDA_HOST_NODE_PARAMS* nodeParams) {
+    CFR_API();
+    if (!nodeParams || !nodeParams->fn) return CUDA_ERROR_INVALID_VALUE;
+    return add(phGraphNode, hGraph, dependencies, numDependencies,
+               HostWork{nodeParams->fn, nodeParams->userData});
+}
+
+CFR_EXPORT CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS* nodeParams) {
+    CFR_API();
+    GraphNode* node = nullptr;
+    HostWork* w = nullptr;
+    if (CUresult r = work_of(hNode, &node, &w)) return r;
+    if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+    nodeParams->fn = w->fn;
+    nodeParams->userData = w->user_data;
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuGraphHostNodeSetParams(CUgraphNode hNode,
+                                             const CUDA_HOST_NODE_PARAMS* nodeParams) {
+    CFR_API();
+    GraphNode* node = nullptr;
+    HostWork* w = nullptr;
+    if (CUresult r = work_of(hNode, &node, &w)) return r;
+    if (!nodeParams || !nodeParams->fn) return CUDA_ERROR_INVALID_VALUE;
+    *w = HostWork{nodeParams->fn, nodeParams->userData};
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                        const CUgraphNode* dependencies, size_t numDependencies) {
+    CFR_API();
+    return add(phGraphNode, hGraph, dependencies, numDependencies, EmptyWork{});
+}
+
+CFR_EXPORT CUresult cuGraphAddEventRecordNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                              const CUgraphNode* dependencies,
+                                              size_t numDependencies, CUevent event) {
+    CFR_API();
+    uint64_t e = 0;
+    if (CUresult r = check_init()) return r;
+    if (CUresult r = event_handle(event, &e)) return r;
+    return add(phGraphNode, hGraph, dependencies, numDependencies, EventRecordWork{e});
+}
+
+CFR_EXPORT CUresult cuGraphAddEventWaitNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                            const CUgraphNode* dependencies, size_t numDependencies,
+                                            CUevent event) {
+    CFR_API();
+    uint64_t e = 0;
+    if (CUresult r = check_init()) return r;
+    if (CUresult r = event_handle(event, &e)) return r;
+    return add(phGraphNode, hGraph, dependencies, numDependencies, EventWaitWork{e});
+}
+
+CFR_EXPORT CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent* event_out) {
+    CFR_API();
+    uint64_t* event = nullptr;
+    if (CUresult r = events_of(hNode, &event)) return r;
+    if (!event_out) return CUDA_ERROR_INVALID_VALUE;
+    *event_out = reinterpret_cast<CUevent>(*event);
+    return CUDA_SUCCESS;
+}
+CFR_EXPORT CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent* event_out) {
+    CFR_API();
+    return cuGraphEventRecordNodeGetEvent(hNode, event_out);
+}
+CFR_EXPORT CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event) {
+    CFR_API();
+    uint64_t* slot = nullptr;
+    if (CUresult r = events_of(hNode, &slot)) return r;
+    return event_handle(event, slot);
+}
+CFR_EXPORT CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) {
+    CFR_API();
+    return cuGraphEventRecordNodeSetEvent(hNode, event);
+}
+
+CFR_EXPORT CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType* type) {
+    CFR_API();
+    if (CUresult r = check_init()) return r;
+    GraphNode* node = nullptr;
+    if (CUresult r = graph_node(hNode, nullptr, &node)) return r;
+    if (!type) return CUDA_ERROR_INVALID_VALUE;
+    *type = node_type(node->work);
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuGraphDestroyNode(CUgraphNode hNode) {
+    CFR_API();
+    if (CUresult r = check_init()) return r;
+    GraphNode* node = nullptr;
+    if (CUresult r = graph_node(hNode, nullptr, &node)) return r;
+    Graph* graph = find_live<Graph>(node->graph);
+    if (graph->capture)
+        return violation(CUDA_ERROR_ILLEGAL_STATE, Kind::GraphNode, node->handle,
+                         "belongs to graph " + hex(graph->handle) +
+                             ", which is being captured into; its nodes cannot be removed",
+                         &record_of(node));
+    for (uint64_t d : node->dependencies)
+        if (GraphNode* n = find_live<GraphNode>(d)) std::erase(n->dependents, node->handle);
+    for (uint64_t d : node->dependents)
+        if (GraphNode* n = find_live<GraphNode>(d)) std::erase(n->dependencies, node->handle);
+    std::erase(graph->nodes, node->handle);
+    destroy_object(node);
+    return CUDA_SUCCESS;
+}
+
+// ---- structure
+// -----------------------------------------------------------------------------------
+
+CFR_EXPORT CUresult cuGraphAddDependencies(CUgraph hGraph, const CUgraphNode* from,
+                                           const CUgraphNode* to, size_t numDependencies) {
+    CFR_API();
+    return edit_edges(hGraph, from, to, nullptr, numDependencies, true);
+}
+CFR_EXPORT CUresult cuGraphAddDependencies_v2(CUgraph hGraph, const CUgraphNode* from,
+                                              const CUgraphNode* to,
+                                              const CUgraphEdgeData* edgeData,
+                                              size_t numDependencies) {
+    CFR_API();
+    return edit_edges(hGraph, from, to, edgeData, numDependencies, true);
+}
+CFR_EXPORT CUresult cuGraphRemoveDependencies(CUgraph hGraph, const CUgraphNode* from,
+                                              const CUgraphNode* to, size_t numDependencies) {
+    CFR_API();
+    return edit_edges(hGraph, from, to, nullptr, numDependencies, false);
+}
+CFR_EXPORT CUresult cuGraphRemoveDependencies_v2(CUgraph hGraph, const CUgraphNode* from,
+                                                 const CUgraphNode* to,
+                                                 const CUgraphEdgeData* edgeData,
+                                                 size_t numDependencies) {
+    CFR_API();
+    return edit_edges(hGraph, from, to, edgeData, numDependencies, false);
+}
+
+CFR_EXPORT CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode* nodes, size_t* numNodes) {
+    CFR_API();
+    Graph* graph = nullptr;
+    if (CUresult r = graph_of(hGraph, &graph)) return r;
+    return list(live_nodes(graph), nodes, numNodes);
+}
+
+CFR_EXPORT CUresult cuGraphGetRootNodes(CUgraph hGraph, CUgraphNode* rootNodes,
+                                        size_t* numRootNodes) {
+    CFR_API();
+    Graph* graph = nullptr;
+    if (CUresult r = graph_of(hGraph, &graph)) return r;
+    std::vector<uint64_t> roots;
+    for (uint64_t h : live_nodes(graph))
+        if (find_live<GraphNode>(h)->dependencies.empty()) roots.push_back(h);
+    return list(roots, rootNodes, numRootNodes);
+}
+
+CFR_EXPORT CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode* from, CUgraphNode* to,
+                                    size_t* numEdges) {
+    CFR_API();
+    return graph_edges(hGraph, from, to, nullptr, numEdges);
+}
+CFR_EXPORT CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode* from, CUgraphNode* to,
+                                       CUgraphEdgeData* edgeData, size_t* numEdges) {
+    CFR_API();
+    return graph_edges(hGraph, from, to, edgeData, numEdges);
+}
+
+CFR_EXPORT CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode* dependencies,
+                                               size_t* numDependencies) {
+    CFR_API();
+    return node_edges(hNode, true, dependencies, nullptr, numDependencies);
+}
+CFR_EXPORT CUresult cuGraphNodeGetDependencies_v2(CUgraphNode hNode, CUgraphNode* dependencies,
+                                                  CUgraphEdgeData* edgeData,
+                                                  size_t* numDependencies) {
+    CFR_API();
+    return node_edges(hNode, true, dependencies, edgeData, numDependencies);
+}
+CFR_EXPORT CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode* dependentNodes,
+                                                 size_t* numDependentNodes) {
+    CFR_API();
+    return node_edges(hNode, false, dependentNodes, nullptr, numDependentNodes);
+}
+CFR_EXPORT CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode* dependentNodes,
+                                                    CUgraphEdgeData* edgeData,
+                                                    size_t* numDependentNodes) {
+    CFR_API();
+    return node_edges(hNode, false, dependentNodes, edgeData, numDependentNodes);
+}
+
+CFR_EXPORT CUresult cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) {
+    CFR_API();
+    Graph* original = nullptr;
+    if (CUresult r = graph_of(originalGraph, &original)) return r;
+    if (!phGraphClone) return CUDA_ERROR_INVALID_VALUE;
+    Graph* clone = add_object(std::make_unique<Graph>(), {});
+    std::map<uint64_t, uint64_t> copy_of;
+    std::vector<GraphNode*> order;
+    topological_order(original, &order, nullptr);
+    for (GraphNode* node : order) {
+        std::vector<uint64_t> deps;
+        for (uint64_t d : node->dependencies)
+            deps.push_back(copy_of.at(d));
+        GraphNode* copy = nullptr;
+        add_node(clone, node->work, deps, &copy);
+        copy->cloned_from = node->handle;
+        copy_of[node->handle] = copy->handle;
+    }
+    *phGraphClone = reinterpret_cast<CUgraph>(clone->handle);
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuGraphNodeFindInClone(CUgraphNode* phNode, CUgraphNode hOriginalNode,
+                                           CUgraph hClonedGraph) {
+    CFR_API();
+    Graph* clone = nullptr;
+    if (CUresult r = graph_of(hClonedGraph, &clone)) return r;
+    if (!phNode) return CUDA_ERROR_INVALID_VALUE;
+    for (uint64_t h : live_nodes(clone))
+        if (find_live<GraphNode>(h)->cloned_from == reinterpret_cast<uint64_t>(hOriginalNode)) {
+            *phNode = reinterpret_cast<CUgraphNode>(h);
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+// ---- executable graphs
+// ---------------------------------------------------------------------------
+
+CFR_EXPORT CUresult cuGraphInstantiate(CUgraphExec* phGraphExec, CUgraph hGraph,
+                                       CUgraphNode* phErrorNode, char* logBuffer,
+                                       size_t bufferSize) {
+    CFR_API();
+    const CUresult r = instantiate(phGraphExec, hGraph, 0, phErrorNode, nullptr);
+    if (logBuffer && bufferSize) logBuffer[0] = '\0';
+    return r;
+}
+CFR_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec* phGraphExec, CUgraph hGraph,
+                                          CUgraphNode* phErrorNode, char* logBuffer,
+                                          size_t bufferSize) {
+    CFR_API();
+    return cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+}
+CFR_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec* phGraphExec, CUgraph hGraph,
+                                                unsigned long long flags) {
+    CFR_API();
+    return instantiate(phGraphExec, hGraph, flags, nullptr, nullptr);
+}
+CFR_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec* phGraphExec, CUgraph hGraph,
+                                                 CUDA_GRAPH_INSTANTIATE_PARAMS* params) {
+    CFR_API();
+    if (!params) return CUDA_ERROR_INVALID_VALUE;
+    params->hErrNode_out = nullptr;
+    const CUresult r =
+        instantiate(phGraphExec, hGraph, params->flags, &params->hErrNode_out, &params->result_out);
+    if (r || !(params->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD)) return r;
+    return cuGraphUpload(*phGraphExec, params->hUploadStream);
+}
+CFR_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec* phGraphExec, CUgraph hGraph,
+                                                      CUDA_GRAPH_INSTANTIATE_PARAMS* params) {
+    CFR_API();
+    PerThreadDefaultStream per_thread;
+    return cuGraphInstantiateWithParams(phGraphExec, hGraph, params);
+}
+
+CFR_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {
+    CFR_API();
+    GraphExec* exec = nullptr;
+    if (CUresult r = exec_of(hGraphExec, &exec)) return r;
+    destroy_object(exec);
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuGraphExecGetFlags(CUgraphExec hGraphExec, cuuint64_t* flags) {
+    CFR_API();
+    GraphExec* exec = nullptr;
+    if (CUresult r = exec_of(hGraphExec, &exec)) return r;
+    if (!flags) return CUDA_ERROR_INVALID_VALUE;
+    *flags = exec->flags;
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
+    CFR_API();
+    GraphExec* exec = nullptr;
+    StreamRef s;
+    if (CUresult r =
+            exec_stream(hGraphExec, hStream, &exec, &s, "cuGraphLaunch in a stream capture"))
+        return r;
+    return run_graph(s.context, *exec, "cuGraphLaunch");
+}
+CFR_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
+    CFR_API();
+    PerThreadDefaultStream per_thread;
+    return cuGraphLaunch(hGraphExec, hStream);
+}
+
+CFR_EXPORT CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream) {
+    CFR_API();
+    GraphExec* exec = nullptr;
+    StreamRef s;
+    return exec_stream(hGraphExec, hStream, &exec, &s, "cuGraphUpload in a stream capture");
+}
+CFR_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
+    CFR_API();
+    PerThreadDefaultStream per_thread;
+    return cuGraphUpload(hGraphExec, hStream);
+}
+
+CFR_EXPORT CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                                   const CUDA_KERNEL_NODE_PARAMS_v1* nodeParams) {
+    CFR_API();
+    if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+    const CUDA_KERNEL_NODE_PARAMS_v2 p = widen(*nodeParams);
+    return set_exec_kernel(hGraphExec, hNode, &p);
+}
+CFR_EXPORT CUresult cuGraphExecKernelNodeSetParams_v2(
+    CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v2* nodeParams) {
+    CFR_API();
+    return set_exec_kernel(hGraphExec, hNode, nodeParams);
+}
+
+CFR_EXPORT CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                                   const CUDA_MEMCPY3D* copyParams, CUcontext ctx) {
+    CFR_API();
+    if (CUresult r = check_init()) return r;
+    if (!copyParams) return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult r = check_context(ctx)) return r;
+    return set_step(hGraphExec, hNode, CopyWork{*copyParams});
+}
+
+CFR_EXPORT CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                                   const CUDA_MEMSET_NODE_PARAMS* memsetParams,
+                                                   CUcontext ctx) {
+    CFR_API();
+    if (CUresult r = check_init()) return r;
+    if (CUresult r = check_context(ctx)) return r;
+    MemsetWork w;
+    if (CUresult r = memset_work(memsetParams, &w)) return r;
+    return set_step(hGraphExec, hNode, w);
+}
+
+CFR_EXPORT CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                                 const CUDA_HOST_NODE_PARAMS* nodeParams) {
+    CFR_API();
+    if (CUresult r = check_init()) return r;
+    if (!nodeParams || !nodeParams->fn) return CUDA_ERROR_INVALID_VALUE;
+    return set_step(hGraphExec, hNode, HostWork{nodeParams->fn, nodeParams->userData});
+}

@@ -1,0 +1,54 @@
+// CUDA graphs of the emulated driver: a graph owns its nodes (work plus dependency edges); an
+// executable graph is a snapshot of a graph's work in topological order, owned by the context
+// current when it was instantiated, and runs node after node when launched.
+#pragma once
+
+#include "emulator/driver/work.hpp"
+
+namespace cfr::driver {
+
+struct GraphNode : Object {
+    static constexpr Kind kKind = Kind::GraphNode;
+    uint64_t graph = 0;
+    Work work;
+    std::vector<uint64_t> dependencies; // nodes this one waits for
+    std::vector<uint64_t> dependents;   // nodes waiting for this one
+    uint64_t cloned_from = 0;           // the node of the original graph (cuGraphClone)
+    std::vector<void*> param_view;      // kernel arguments as cuGraphKernelNodeGetParams shows them
+};
+
+struct Graph : Object {
+    static constexpr Kind kKind = Kind::Graph;
+    std::vector<uint64_t> nodes;      // in creation order
+    std::shared_ptr<Capture> capture; // a capture sequence recording into this graph
+};
+
+struct GraphExec : Object {
+    static constexpr Kind kKind = Kind::GraphExec;
+    struct Step {
+        uint64_t node = 0; // the node of the graph it was instantiated from
+        Work work;
+    };
+    uint64_t context = 0;
+    unsigned long long flags = 0;
+    std::vector<Step> steps; // topological order
+};
+
+// Adds a node after `dependencies` (live nodes of the same graph, else a reported misuse).
+CUresult add_node(Graph* graph, Work work, const std::vector<uint64_t>& dependencies,
+                  GraphNode** out);
+// Adds the edge from -> to (nodes of `graph`).
+CUresult add_edge(Graph* graph, uint64_t from, uint64_t to);
+CUresult remove_edge(Graph* graph, uint64_t from, uint64_t to);
+// The live node behind a handle that belongs to `graph` (any graph when null).
+CUresult graph_node(CUgraphNode handle, const Graph* graph, GraphNode** out);
+// The graph's nodes in topological order (creation order among independent ones); on a cycle,
+// CUDA_ERROR_INVALID_VALUE and a node on it.
+CUresult topological_order(const Graph* graph, std::vector<GraphNode*>* order,
+                           uint64_t* cycle_node);
+// Whether `node` is `target` or one of its (transitive) dependencies.
+bool precedes_or_is(uint64_t node, uint64_t target);
+// Runs an executable graph's steps in `ctx`.
+CUresult run_graph(Context* ctx, const GraphExec& exec, const char* api);
+
+} // namespace cfr::driver
