@@ -29,7 +29,8 @@ HostAllocation::~HostAllocation() {
 CUresult check_not_freed(uint64_t address) {
     for (Space space : {Space::Device, Space::Host}) {
         Record* r = registry().find_range(space, address);
-        if (r && !r->alive())
+        // Unregistered host memory is still the program's; only the driver's own memory dies.
+        if (r && !r->alive() && r->kind != Kind::HostRegistration)
             return violation(CUDA_ERROR_INVALID_VALUE, r->kind, r->key.second,
                              "is freed (address " + hex(address) + " used)", r);
     }
