@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # A program under the shim on the emulated driver, compared with the program alone:
-#   run_program.sh [--runs N] [--expect CHECK]... -- PROGRAM [ARGS...]
+#   run_program.sh CFRJIT [--runs N] [--expect CHECK]... -- PROGRAM [ARGS...]
 # The program runs alone once, then under `cfrjit run` with the empty pipeline, the default one
 # and the full restructuring (loop + branch), N times each (default 1), with a fresh cache for
 # the first run of each pipeline. Every run's output must equal the program's alone, no run may
 # log a warning, and every report must pass the checks (tests/shim/check_report.py; CHECK is
 # one of its options, e.g. --expect kernels-rewritten --expect outcome=no-ptx).
 set -u
+cfrjit=$1
+shift
 runs=1 checks=()
 while [[ $# -gt 0 && $1 != -- ]]; do
     case $1 in
@@ -17,7 +19,7 @@ while [[ $# -gt 0 && $1 != -- ]]; do
 done
 shift
 [[ $# -gt 0 ]] || { echo "run_program.sh: no program"; exit 2; }
-cfrjit=${CFRJIT_TOOL:?} emulator=${CFRJIT_EMULATOR_LIB:?}
+emulator=${CFRJIT_EMULATOR_LIB:?}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d /tmp/cfrjit-program.XXXXXX)
 trap 'rm -rf "$work"' EXIT
