@@ -243,8 +243,8 @@ CUresult bad_handle(CUresult error, Kind kind, uint64_t handle, const Record* re
                              kind_name(record->kind) + (record->alive() ? "" : " (destroyed)"),
                          record);
     const char* what = kind == Kind::DeviceMemory || kind == Kind::HostMemory ? "is freed"
-                       : kind == Kind::HostRegistration                      ? "is unregistered"
-                                                                             : "is destroyed";
+                       : kind == Kind::HostRegistration                       ? "is unregistered"
+                                                                              : "is destroyed";
     return violation(error, kind, handle, what, record);
 }
 

@@ -79,6 +79,25 @@ TEST_CASE("capture: captured launches become nodes, run only when the graph is l
     REQUIRE(cuGraphDestroy(graph) == CUDA_SUCCESS);
 }
 
+TEST_CASE("capture: the per-thread default stream captures, and blocks the legacy one") {
+    primary();
+    Capturing c;
+    REQUIRE(cuStreamBeginCapture(CU_STREAM_PER_THREAD, CU_STREAM_CAPTURE_MODE_GLOBAL) ==
+            CUDA_SUCCESS);
+    REQUIRE(c.m.launch(CU_STREAM_PER_THREAD, c.data, 5, kN) == CUDA_SUCCESS);
+    {
+        StrictModeOff misuse;
+        CUstreamCaptureStatus status;
+        CHECK(cuStreamIsCapturing(CU_STREAM_LEGACY, &status) == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT);
+    }
+    CUgraph graph;
+    REQUIRE(cuStreamEndCapture(CU_STREAM_PER_THREAD, &graph) == CUDA_SUCCESS);
+    CHECK(node_count(graph) == 1);
+    run_graph(graph, CU_STREAM_PER_THREAD);
+    CHECK(download(c.data, kN) == std::vector<unsigned>(kN, 5));
+    REQUIRE(cuGraphDestroy(graph) == CUDA_SUCCESS);
+}
+
 TEST_CASE("capture: a fork to another stream and the join back through events") {
     primary();
     Capturing c;
