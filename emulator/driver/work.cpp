@@ -5,6 +5,7 @@
 #include "emulator/driver/handles.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace cfr::driver {
@@ -47,6 +48,20 @@ CUresult run(Context* ctx, const KernelWork& w, const char* api) {
     Context* run_ctx = nullptr;
     if (CUresult r = function_for(w, ctx, &fn, &run_ctx)) return r;
     return run_kernel(run_ctx, fn, w.config, w.params, api);
+}
+
+// A kernel that faulted on memory that was freed (or died with its context) used it after its
+// destruction: reported with the allocation's sites (strict mode aborts).
+CUresult check_fault_address(const emu::Error& error, const Function* fn) {
+    if (error.code != emu::ErrorCode::OutOfBounds && error.code != emu::ErrorCode::Misaligned)
+        return CUDA_SUCCESS;
+    const size_t at = error.message.rfind("address 0x");
+    if (at == std::string::npos) return CUDA_SUCCESS;
+    const uint64_t address = std::strtoull(error.message.c_str() + at + 8, nullptr, 16);
+    Record* r = registry().find_range(Space::Device, address);
+    if (!r || r->alive()) return CUDA_SUCCESS;
+    return violation(CUDA_ERROR_ILLEGAL_ADDRESS, r->kind, r->key.second,
+                     "is freed and kernel " + fn->name + " accessed " + hex(address) + " in it", r);
 }
 
 CUresult run_event_record(const EventRecordWork& w) {
@@ -162,6 +177,7 @@ CUresult run_kernel(Context* ctx, const Function* fn, const emu::LaunchConfig& c
     else
         record.stats.accumulate(stats);
     record.emulated_ms += ms;
+    if (!error.ok() && strict_mode()) check_fault_address(error, fn); // aborts if it was freed
     const CUresult r = report(error, api);
     if (r != CUDA_SUCCESS) ctx->pending_error = r;
     return r;

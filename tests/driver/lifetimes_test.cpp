@@ -5,6 +5,7 @@
 #if __has_include(<cuda.h>)
 #include "driver_fixtures.hpp"
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -238,6 +239,19 @@ TEST_CASE(
     const ChildResult never = run_strict([] { cuEventQuery(reinterpret_cast<CUevent>(0x42)); });
     CHECK(never.aborted);
     CHECK(never.err == "cfrjit driver: strict: cuEventQuery: event 0x42 was never created\n");
+
+    const ChildResult kernel = run_strict([] {
+        AddModule m;
+        CUdeviceptr p;
+        cuMemAlloc(&p, 256);
+        cuMemFree(p);
+        m.launch(nullptr, p, 1, 64);
+    });
+    CHECK(kernel.aborted);
+    CHECK(kernel.err.rfind("cfrjit driver: strict: cuLaunchKernel: device memory 0x", 0) == 0);
+    CHECK(std::count(kernel.err.begin(), kernel.err.end(), '\n') == 1);
+    CHECK(kernel.err.find(" is freed and kernel add_value accessed 0x") != std::string::npos);
+    CHECK(kernel.err.find("destroyed by cuMemFree_v2") != std::string::npos);
 
     const ChildResult fine = run_strict([] {
         CUstream s;
