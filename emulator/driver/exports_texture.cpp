@@ -6,6 +6,7 @@
 // context current at its creation.
 #include "emulator/driver/arrays.hpp"
 #include "emulator/driver/handles.hpp"
+#include "emulator/driver/work.hpp"
 
 using namespace cfr::driver;
 using Desc = cfr::emu::Device::TextureDesc;
@@ -47,6 +48,7 @@ CUresult describe(const CUDA_RESOURCE_DESC& r, Desc& d) {
     switch (r.resType) {
     case CU_RESOURCE_TYPE_LINEAR: {
         const auto& l = r.res.linear;
+        if (CUresult e = check_not_freed(l.devPtr)) return e;
         if (!set_format(d, l.format, l.numChannels)) return CUDA_ERROR_INVALID_VALUE;
         d.data = l.devPtr;
         d.width = uint32_t(l.sizeInBytes / (d.channels * d.channel_bytes));
@@ -55,6 +57,7 @@ CUresult describe(const CUDA_RESOURCE_DESC& r, Desc& d) {
     }
     case CU_RESOURCE_TYPE_PITCH2D: {
         const auto& p = r.res.pitch2D;
+        if (CUresult e = check_not_freed(p.devPtr)) return e;
         if (!set_format(d, p.format, p.numChannels)) return CUDA_ERROR_INVALID_VALUE;
         d.data = p.devPtr;
         d.width = uint32_t(p.width);
