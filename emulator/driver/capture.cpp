@@ -209,6 +209,11 @@ CUresult enqueue(const StreamRef& s, Work work, const char* api) {
         if (CUresult r =
                 add_node(find_live<Graph>(c.graph), std::move(work), s.stream->capture_tail, &node))
             return r;
+        if (auto* child = std::get_if<ChildGraphWork>(&node->work)) { // a captured graph launch
+            Graph* inner = add_object(std::make_unique<Graph>(), {node->handle});
+            if (CUresult r = add_steps_as_chain(inner, *child->steps)) return r;
+            child->graph = inner->handle;
+        }
         s.stream->capture_tail = {node->handle};
         return CUDA_SUCCESS;
     }

@@ -224,6 +224,22 @@ CUresult graph_edges(CUgraph hGraph, CUgraphNode* from, CUgraphNode* to, CUgraph
 
 // ---- instantiation and launch ------------------------------------------------------------------
 
+// Every kernel node's function still exists (child graphs included).
+CUresult check_kernels(const std::vector<GraphStep>& steps, uint64_t* error_node) {
+    for (const GraphStep& step : steps) {
+        if (const auto* k = std::get_if<KernelWork>(&step.work)) {
+            const emu::Kernel* kernel = nullptr;
+            if (CUresult r = kernel_of_handle(k->function ? k->function : k->kernel, &kernel)) {
+                *error_node = step.node;
+                return r;
+            }
+        } else if (const auto* child = std::get_if<ChildGraphWork>(&step.work)) {
+            if (CUresult r = check_kernels(*child->steps, error_node)) return r;
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
 CUresult instantiate(CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long long flags,
                      CUgraphNode* error_node, CUgraphInstantiateResult* result) {
     if (result) *result = CUDA_GRAPH_INSTANTIATE_ERROR;
@@ -234,25 +250,18 @@ CUresult instantiate(CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long lon
     if (!phGraphExec) return CUDA_ERROR_INVALID_VALUE;
     if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)
         return not_supported("graphs instantiated for device launch");
-    std::vector<GraphNode*> order;
-    uint64_t cycle = 0;
-    if (topological_order(graph, &order, &cycle)) {
-        if (error_node) *error_node = reinterpret_cast<CUgraphNode>(cycle);
-        if (result) *result = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
-        return CUDA_ERROR_INVALID_VALUE;
-    }
     auto exec = std::make_unique<GraphExec>();
     exec->context = ctx->handle;
     exec->flags = flags;
-    for (GraphNode* node : order) {
-        if (const auto* k = std::get_if<KernelWork>(&node->work)) {
-            const emu::Kernel* kernel = nullptr;
-            if (CUresult r = kernel_of_handle(k->function ? k->function : k->kernel, &kernel)) {
-                if (error_node) *error_node = reinterpret_cast<CUgraphNode>(node->handle);
-                return r;
-            }
-        }
-        exec->steps.push_back({node->handle, node->work});
+    uint64_t bad = 0;
+    if (graph_steps(graph, &exec->steps, &bad)) {
+        if (error_node) *error_node = reinterpret_cast<CUgraphNode>(bad);
+        if (result) *result = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (CUresult r = check_kernels(exec->steps, &bad)) {
+        if (error_node) *error_node = reinterpret_cast<CUgraphNode>(bad);
+        return r;
     }
     *phGraphExec =
         reinterpret_cast<CUgraphExec>(add_object(std::move(exec), {ctx->handle})->handle);
@@ -272,13 +281,25 @@ CUresult exec_stream(CUgraphExec hGraphExec, CUstream hStream, GraphExec** exec,
     return refuse_in_capture(*s, what, true);
 }
 
+// A graph launched into a capturing stream becomes a child-graph node running its steps.
+CUresult capture_launch(const StreamRef& s, const GraphExec& exec) {
+    if (exec.context != s.context->handle)
+        return violation(CUDA_ERROR_INVALID_VALUE, Kind::GraphExec, exec.handle,
+                         "was instantiated in context " + hex(exec.context) + " but stream " +
+                             hex(s.handle()) + " belongs to context " + hex(s.context->handle),
+                         &record_of(&exec));
+    ChildGraphWork work;
+    work.steps = std::make_shared<const std::vector<GraphStep>>(exec.steps);
+    return enqueue(s, std::move(work), "cuGraphLaunch");
+}
+
 // The step of an executable graph made from `hNode`.
-CUresult step_of(CUgraphExec hGraphExec, CUgraphNode hNode, GraphExec::Step** out) {
+CUresult step_of(CUgraphExec hGraphExec, CUgraphNode hNode, GraphStep** out) {
     GraphExec* exec = nullptr;
     if (CUresult r = exec_of(hGraphExec, &exec)) return r;
     GraphNode* node = nullptr;
     if (CUresult r = graph_node(hNode, nullptr, &node)) return r;
-    for (GraphExec::Step& step : exec->steps)
+    for (GraphStep& step : exec->steps)
         if (step.node == node->handle) {
             *out = &step;
             return CUDA_SUCCESS;
@@ -288,7 +309,7 @@ CUresult step_of(CUgraphExec hGraphExec, CUgraphNode hNode, GraphExec::Step** ou
 
 template <class W>
 CUresult set_step(CUgraphExec hGraphExec, CUgraphNode hNode, W work) {
-    GraphExec::Step* step = nullptr;
+    GraphStep* step = nullptr;
     if (CUresult r = step_of(hGraphExec, hNode, &step)) return r;
     if (!std::holds_alternative<W>(step->work)) return CUDA_ERROR_INVALID_VALUE;
     step->work = std::move(work);
@@ -490,6 +511,32 @@ CFR_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph
     return add(phGraphNode, hGraph, dependencies, numDependencies, EmptyWork{});
 }
 
+CFR_EXPORT CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                             const CUgraphNode* dependencies,
+                                             size_t numDependencies, CUgraph childGraph) {
+    CFR_API();
+    Graph* child = nullptr;
+    if (CUresult r = graph_of(childGraph, &child)) return r;
+    if (childGraph == hGraph) return CUDA_ERROR_INVALID_VALUE;
+    std::vector<GraphNode*> order;
+    if (topological_order(child, &order, nullptr)) return CUDA_ERROR_INVALID_VALUE;
+    if (CUresult r = add(phGraphNode, hGraph, dependencies, numDependencies, ChildGraphWork{}))
+        return r;
+    GraphNode* node = find_live<GraphNode>(reinterpret_cast<uint64_t>(*phGraphNode));
+    std::get<ChildGraphWork>(node->work).graph = clone_graph(child, node->handle, nullptr)->handle;
+    return CUDA_SUCCESS;
+}
+
+CFR_EXPORT CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph* phGraph) {
+    CFR_API();
+    GraphNode* node = nullptr;
+    ChildGraphWork* w = nullptr;
+    if (CUresult r = work_of(hNode, &node, &w)) return r;
+    if (!phGraph) return CUDA_ERROR_INVALID_VALUE;
+    *phGraph = reinterpret_cast<CUgraph>(w->graph);
+    return CUDA_SUCCESS;
+}
+
 CFR_EXPORT CUresult cuGraphAddEventRecordNode(CUgraphNode* phGraphNode, CUgraph hGraph,
                                               const CUgraphNode* dependencies,
                                               size_t numDependencies, CUevent event) {
@@ -648,19 +695,7 @@ CFR_EXPORT CUresult cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) {
     Graph* original = nullptr;
     if (CUresult r = graph_of(originalGraph, &original)) return r;
     if (!phGraphClone) return CUDA_ERROR_INVALID_VALUE;
-    Graph* clone = add_object(std::make_unique<Graph>(), {});
-    std::map<uint64_t, uint64_t> copy_of;
-    std::vector<GraphNode*> order;
-    topological_order(original, &order, nullptr);
-    for (GraphNode* node : order) {
-        std::vector<uint64_t> deps;
-        for (uint64_t d : node->dependencies)
-            deps.push_back(copy_of.at(d));
-        GraphNode* copy = nullptr;
-        add_node(clone, node->work, deps, &copy);
-        copy->cloned_from = node->handle;
-        copy_of[node->handle] = copy->handle;
-    }
+    Graph* clone = clone_graph(original, 0, nullptr);
     *phGraphClone = reinterpret_cast<CUgraph>(clone->handle);
     return CUDA_SUCCESS;
 }
@@ -739,10 +774,11 @@ CFR_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
     CFR_API();
     GraphExec* exec = nullptr;
     StreamRef s;
-    if (CUresult r =
-            exec_stream(hGraphExec, hStream, &exec, &s, "cuGraphLaunch in a stream capture"))
-        return r;
-    return run_graph(s.context, *exec, "cuGraphLaunch");
+    if (CUresult r = exec_of(hGraphExec, &exec)) return r;
+    if (CUresult r = resolve_stream(hStream, &s)) return r;
+    if (s.stream && s.stream->capture) return capture_launch(s, *exec);
+    if (CUresult r = exec_stream(hGraphExec, hStream, &exec, &s, "")) return r;
+    return run_steps(s.context, exec->steps, "cuGraphLaunch");
 }
 CFR_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
     CFR_API();

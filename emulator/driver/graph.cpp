@@ -4,7 +4,6 @@
 #include "emulator/driver/handles.hpp"
 
 #include <algorithm>
-#include <map>
 #include <set>
 
 namespace cfr::driver {
@@ -110,8 +109,65 @@ bool precedes_or_is(uint64_t node, uint64_t target) {
     return false;
 }
 
-CUresult run_graph(Context* ctx, const GraphExec& exec, const char* api) {
-    for (const GraphExec::Step& step : exec.steps)
+CUresult graph_steps(const Graph* graph, std::vector<GraphStep>* steps, uint64_t* error_node) {
+    std::vector<GraphNode*> order;
+    if (CUresult r = topological_order(graph, &order, error_node)) return r;
+    steps->clear();
+    for (GraphNode* node : order) {
+        GraphStep step{node->handle, node->work};
+        if (auto* child = std::get_if<ChildGraphWork>(&step.work)) {
+            auto nested = std::make_shared<std::vector<GraphStep>>();
+            if (CUresult r = graph_steps(find_live<Graph>(child->graph), nested.get(), error_node))
+                return r;
+            child->steps = std::move(nested);
+        }
+        steps->push_back(std::move(step));
+    }
+    return CUDA_SUCCESS;
+}
+
+Graph* clone_graph(const Graph* original, uint64_t owner, std::map<uint64_t, uint64_t>* copies) {
+    Graph* clone = add_object(std::make_unique<Graph>(),
+                              owner ? std::vector<uint64_t>{owner} : std::vector<uint64_t>{});
+    std::vector<GraphNode*> order;
+    topological_order(original, &order, nullptr);
+    std::map<uint64_t, uint64_t> local;
+    std::map<uint64_t, uint64_t>& copy_of = copies ? *copies : local;
+    for (GraphNode* node : order) {
+        std::vector<uint64_t> deps;
+        for (uint64_t d : node->dependencies)
+            deps.push_back(copy_of.at(d));
+        GraphNode* copy = nullptr;
+        add_node(clone, node->work, deps, &copy);
+        copy->cloned_from = node->handle;
+        copy_of[node->handle] = copy->handle;
+        if (auto* child = std::get_if<ChildGraphWork>(&copy->work))
+            child->graph =
+                clone_graph(find_live<Graph>(child->graph), copy->handle, nullptr)->handle;
+    }
+    return clone;
+}
+
+CUresult add_steps_as_chain(Graph* graph, const std::vector<GraphStep>& steps) {
+    uint64_t previous = 0;
+    for (const GraphStep& step : steps) {
+        GraphNode* node = nullptr;
+        if (CUresult r = add_node(
+                graph, step.work,
+                previous ? std::vector<uint64_t>{previous} : std::vector<uint64_t>{}, &node))
+            return r;
+        previous = node->handle;
+        if (auto* child = std::get_if<ChildGraphWork>(&node->work)) {
+            Graph* inner = add_object(std::make_unique<Graph>(), {node->handle});
+            if (CUresult r = add_steps_as_chain(inner, *child->steps)) return r;
+            child->graph = inner->handle;
+        }
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult run_steps(Context* ctx, const std::vector<GraphStep>& steps, const char* api) {
+    for (const GraphStep& step : steps)
         if (CUresult r = execute(ctx, step.work, api)) return r;
     return CUDA_SUCCESS;
 }

@@ -5,6 +5,8 @@
 
 #include "emulator/driver/work.hpp"
 
+#include <map>
+
 namespace cfr::driver {
 
 struct GraphNode : Object {
@@ -23,15 +25,16 @@ struct Graph : Object {
     std::shared_ptr<Capture> capture; // a capture sequence recording into this graph
 };
 
+struct GraphStep {
+    uint64_t node = 0; // the node of the graph it was instantiated from
+    Work work;
+};
+
 struct GraphExec : Object {
     static constexpr Kind kKind = Kind::GraphExec;
-    struct Step {
-        uint64_t node = 0; // the node of the graph it was instantiated from
-        Work work;
-    };
     uint64_t context = 0;
     unsigned long long flags = 0;
-    std::vector<Step> steps; // topological order
+    std::vector<GraphStep> steps; // topological order
 };
 
 // Adds a node after `dependencies` (live nodes of the same graph, else a reported misuse).
@@ -48,7 +51,15 @@ CUresult topological_order(const Graph* graph, std::vector<GraphNode*>* order,
                            uint64_t* cycle_node);
 // Whether `node` is `target` or one of its (transitive) dependencies.
 bool precedes_or_is(uint64_t node, uint64_t target);
-// Runs an executable graph's steps in `ctx`.
-CUresult run_graph(Context* ctx, const GraphExec& exec, const char* api);
+// A graph's work in topological order, child graphs expanded the same way; on a cycle,
+// CUDA_ERROR_INVALID_VALUE and a node on it.
+CUresult graph_steps(const Graph* graph, std::vector<GraphStep>* steps, uint64_t* error_node);
+// A copy of a graph (its child graphs copied too), owned by `owner` (0: by nobody); `copies` (if
+// given) receives original node -> copy.
+Graph* clone_graph(const Graph* original, uint64_t owner, std::map<uint64_t, uint64_t>* copies);
+// Adds steps to a graph as a chain of nodes, each after the one before.
+CUresult add_steps_as_chain(Graph* graph, const std::vector<GraphStep>& steps);
+// Runs steps one after the other in `ctx`.
+CUresult run_steps(Context* ctx, const std::vector<GraphStep>& steps, const char* api);
 
 } // namespace cfr::driver

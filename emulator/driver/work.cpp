@@ -2,6 +2,7 @@
 // in), copies, memsets, host functions and event records.
 #include "emulator/driver/work.hpp"
 
+#include "emulator/driver/graph.hpp"
 #include "emulator/driver/handles.hpp"
 
 #include <cstdio>
@@ -85,6 +86,7 @@ CUgraphNodeType node_type(const Work& work) {
                           [](const EmptyWork&) { return CU_GRAPH_NODE_TYPE_EMPTY; },
                           [](const EventRecordWork&) { return CU_GRAPH_NODE_TYPE_EVENT_RECORD; },
                           [](const EventWaitWork&) { return CU_GRAPH_NODE_TYPE_WAIT_EVENT; },
+                          [](const ChildGraphWork&) { return CU_GRAPH_NODE_TYPE_GRAPH; },
                       },
                       work);
 }
@@ -126,6 +128,7 @@ CUresult execute(Context* ctx, const Work& work, const char* api) {
                               Event* e = nullptr;
                               return resolve(reinterpret_cast<CUevent>(w.event), &e);
                           },
+                          [&](const ChildGraphWork& w) { return run_steps(ctx, *w.steps, api); },
                       },
                       work);
 }

@@ -5,6 +5,7 @@
 
 #include "emulator/driver/driver.hpp"
 
+#include <memory>
 #include <variant>
 #include <vector>
 
@@ -36,9 +37,16 @@ struct EventRecordWork {
 struct EventWaitWork {
     uint64_t event = 0;
 };
+struct GraphStep; // graph.hpp
+// A graph run as one node: `graph` (owned by the node) as it is edited; `steps`, its work in
+// topological order, made when the graph around it is instantiated.
+struct ChildGraphWork {
+    uint64_t graph = 0;
+    std::shared_ptr<const std::vector<GraphStep>> steps;
+};
 
 using Work = std::variant<KernelWork, CopyWork, MemsetWork, HostWork, EmptyWork, EventRecordWork,
-                          EventWaitWork>;
+                          EventWaitWork, ChildGraphWork>;
 
 CUgraphNodeType node_type(const Work& work);
 

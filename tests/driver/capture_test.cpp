@@ -133,6 +133,49 @@ TEST_CASE("capture: a fork to another stream and the join back through events") 
     REQUIRE(cuGraphDestroy(graph) == CUDA_SUCCESS);
 }
 
+TEST_CASE("capture: a graph launched into a capturing stream becomes a child-graph node") {
+    primary();
+    Capturing c;
+    CUgraph inner;
+    REQUIRE(c.begin() == CUDA_SUCCESS);
+    REQUIRE(c.m.launch(c.stream, c.data, 1, kN) == CUDA_SUCCESS);
+    REQUIRE(c.end(&inner) == CUDA_SUCCESS);
+    CUgraphExec inner_exec;
+    REQUIRE(cuGraphInstantiate(&inner_exec, inner, 0) == CUDA_SUCCESS);
+
+    CUgraph outer;
+    REQUIRE(c.begin() == CUDA_SUCCESS);
+    REQUIRE(c.m.launch(c.stream, c.data, 10, kN) == CUDA_SUCCESS);
+    REQUIRE(cuGraphLaunch(inner_exec, c.stream) == CUDA_SUCCESS);
+    REQUIRE(c.m.launch(c.stream, c.data, 100, kN) == CUDA_SUCCESS);
+    REQUIRE(c.end(&outer) == CUDA_SUCCESS);
+    REQUIRE(cuGraphExecDestroy(inner_exec) == CUDA_SUCCESS);
+    REQUIRE(cuGraphDestroy(inner) == CUDA_SUCCESS);
+    CUgraphNode nodes[3];
+    size_t count = 3;
+    REQUIRE(cuGraphGetNodes(outer, nodes, &count) == CUDA_SUCCESS);
+    CUgraphNodeType type;
+    REQUIRE(cuGraphNodeGetType(nodes[1], &type) == CUDA_SUCCESS);
+    CHECK(type == CU_GRAPH_NODE_TYPE_GRAPH);
+    CUgraph child;
+    REQUIRE(cuGraphChildGraphNodeGetGraph(nodes[1], &child) == CUDA_SUCCESS);
+    CHECK(node_count(child) == 1);
+
+    CUgraph nested;
+    REQUIRE(cuGraphCreate(&nested, 0) == CUDA_SUCCESS);
+    CUgraphNode embed;
+    REQUIRE(cuGraphAddChildGraphNode(&embed, nested, nullptr, 0, outer) == CUDA_SUCCESS);
+    REQUIRE(cuGraphDestroy(outer) == CUDA_SUCCESS); // the node keeps its own copy
+    run_graph(nested, c.stream);
+    CHECK(download(c.data, kN) == std::vector<unsigned>(kN, 111));
+    CUgraph copy;
+    REQUIRE(cuGraphClone(&copy, nested) == CUDA_SUCCESS);
+    REQUIRE(cuGraphDestroy(nested) == CUDA_SUCCESS);
+    run_graph(copy, c.stream);
+    CHECK(download(c.data, kN) == std::vector<unsigned>(kN, 222));
+    REQUIRE(cuGraphDestroy(copy) == CUDA_SUCCESS);
+}
+
 TEST_CASE("capture: NVIDIA's rules, their errors and invalidation") {
     primary();
     StrictModeOff misuse;
