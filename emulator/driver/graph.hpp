@@ -59,6 +59,12 @@ CUresult graph_steps(const Graph* graph, std::vector<GraphStep>* steps, uint64_t
 Graph* clone_graph(const Graph* original, uint64_t owner, std::map<uint64_t, uint64_t>* copies);
 // Adds steps to a graph as a chain of nodes, each after the one before.
 CUresult add_steps_as_chain(Graph* graph, const std::vector<GraphStep>& steps);
+// Node parameters: a v1 kernel-node struct as v2; the work of a kernel or memset node (kernel
+// arguments copied; a `kern` runs in `ctx`, or the current context); a node's context argument.
+CUDA_KERNEL_NODE_PARAMS_v2 widen(const CUDA_KERNEL_NODE_PARAMS_v1& p);
+CUresult kernel_work(const CUDA_KERNEL_NODE_PARAMS_v2* p, KernelWork* out);
+CUresult memset_work(const CUDA_MEMSET_NODE_PARAMS* p, MemsetWork* out);
+CUresult check_context(CUcontext ctx);
 // Runs steps one after the other in `ctx`.
 CUresult run_steps(Context* ctx, const std::vector<GraphStep>& steps, const char* api);
 
