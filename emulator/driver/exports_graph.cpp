@@ -96,9 +96,6 @@ CUresult set_kernel(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v2* params)
     return CUDA_SUCCESS;
 }
 
-// ---- memcpy, memset and host nodes
-// ---------------------------------------------------------------
-
 // ---- dependencies ------------------------------------------------------------------------------
 
 CUresult edit_edges(CUgraph hGraph, const CUgraphNode* from, const CUgraphNode* to,
