@@ -376,8 +376,10 @@ std::string write(const CubinSpec& spec) {
     }
     for (size_t index : text_sections)
         sections[index].info += static_cast<uint32_t>(locals.size()); // the kernel's symbol
-    sections.push_back(out_section(kPtxSection, SHT_PROGBITS, 0, 1));
-    sections.back().data = spec.ptx;
+    if (!spec.ptx.empty()) {
+        sections.push_back(out_section(kPtxSection, SHT_PROGBITS, 0, 1));
+        sections.back().data = spec.ptx;
+    }
 
     sections[2].data = strings.bytes();
     sections[3].info = static_cast<uint32_t>(locals.size());

@@ -62,7 +62,7 @@ struct CubinSpec {
     uint32_t sm_arch = 90;
     std::vector<std::string> kernels;
     std::vector<Variable> variables;
-    std::string ptx; // the `.nv.cfrjit.ptx` section
+    std::string ptx; // the `.nv.cfrjit.ptx` section; none when empty (like ptxas's machine code)
 };
 
 // An emulator cubin for `spec`.

@@ -2,8 +2,6 @@
 // Reads with a known size are bounds-checked throughout: the reader is fed damaged input.
 #include "ptx/fatbin.hpp"
 
-#include "ptx/cubin.hpp"
-
 #include <lz4.h>
 #include <zstd.h>
 
@@ -90,13 +88,6 @@ std::string decompress(const uint8_t* payload, uint64_t stored, uint64_t flags,
     return inflate_zstd(payload, compressed_size, uncompressed_size);
 }
 
-// An ELF stored plain is padded with up to 7 zero bytes; its own headers say where it ends.
-void trim_elf_padding(std::string& elf) {
-    const auto end = cubin::extent(elf);
-    if (!end || *end > elf.size() || elf.size() - *end >= 8) return;
-    if (elf.find_first_not_of('\0', *end) == std::string::npos) elf.resize(*end);
-}
-
 Entry read_entry(const uint8_t* p, uint32_t header_size, uint64_t stored) {
     Entry entry;
     entry.kind = static_cast<EntryKind>(load<uint16_t>(p + kOffKind));
@@ -111,8 +102,11 @@ Entry read_entry(const uint8_t* p, uint32_t header_size, uint64_t stored) {
     if (entry.kind == EntryKind::Ptx) {
         const size_t nul = entry.payload.find('\0');
         if (nul != std::string::npos) entry.payload.resize(nul);
-    } else {
-        trim_elf_padding(entry.payload);
+    } else if ((entry.flags & (kFlagLz4 | kFlagZstd)) == 0) {
+        // Machine code stored plain is padded to 8 bytes; write_container notes an exact length
+        // that is not a multiple of 8 where compressed entries note theirs.
+        const uint64_t exact = load<uint64_t>(p + kOffUncompressed);
+        if (exact != 0 && exact <= stored && stored - exact < 8) entry.payload.resize(exact);
     }
     return entry;
 }
@@ -136,7 +130,8 @@ std::string stored_payload(const Entry& entry) {
 
 } // namespace
 
-ImageKind classify(const void* image) {
+ImageKind classify(const void* image, size_t size) {
+    if (size != 0 && size < sizeof(uint32_t)) return ImageKind::Text;
     const auto* p = static_cast<const uint8_t*>(image);
     const uint32_t magic = load<uint32_t>(p);
     if (magic == kWrapperMagic) return ImageKind::Wrapper;
@@ -228,7 +223,8 @@ std::string write_container(const std::vector<Entry>& entries) {
         store<uint32_t>(header, kOffSm, entry.sm_arch);
         const uint64_t flags = entry.flags & ~(kFlagLz4 | kFlagZstd);
         store<uint64_t>(header, kOffFlags, entry.header.empty() && !flags ? kDefaultFlags : flags);
-        store<uint64_t>(header, kOffUncompressed, 0);
+        const bool padded_elf = entry.kind == EntryKind::Elf && entry.payload.size() % 8 != 0;
+        store<uint64_t>(header, kOffUncompressed, padded_elf ? entry.payload.size() : 0);
         out += header;
         out += payload;
     }
@@ -245,7 +241,7 @@ std::string describe(const Entry& entry) {
 
 std::string extract_ptx(const void* image, uint32_t max_sm, size_t size) {
     const void* container = image;
-    switch (classify(image)) {
+    switch (classify(image, size)) {
     case ImageKind::Text:
         return size ? std::string(static_cast<const char*>(image),
                                   strnlen(static_cast<const char*>(image), size))

@@ -32,7 +32,7 @@ struct Entry {
     uint16_t version_major = 0; // PTX ISA version for PTX entries
     uint16_t version_minor = 0;
     uint64_t flags = 0;  // 0x2000 LZ4, 0x8000 ZSTD, as stored
-    std::string payload; // decompressed; PTX text without its NUL padding; ELF without padding
+    std::string payload; // decompressed; PTX text without its NUL padding
     // The entry's header bytes as stored (64 for ELF, 80 for PTX, 96 for -rdc PTX, 112 for
     // newer architectures, more with -G); empty for an entry made by hand.
     std::string header;
@@ -40,9 +40,10 @@ struct Entry {
     friend bool operator==(const Entry&, const Entry&) = default;
 };
 
-// What an image handed to cuModuleLoadData and friends holds, judged from its first bytes.
+// What an image handed to cuModuleLoadData and friends holds, judged from its first bytes. `size`
+// bounds the look when known (0: the image has at least 4 bytes); shorter than a magic is Text.
 enum class ImageKind { Wrapper, Container, Elf, Text };
-ImageKind classify(const void* image);
+ImageKind classify(const void* image, size_t size = 0);
 
 // Entries of one container. `size` bounds the read when known (0: trust the header). With a size,
 // damaged input of any kind gives FatbinError and nothing is read outside [container, +size).
@@ -53,7 +54,9 @@ size_t container_size(const void* container);
 
 // A container holding `entries`, every payload stored uncompressed: each entry's raw header is
 // copied (a default one is made when it has none) with its kind, architecture, version, sizes and
-// compression flags set from the entry; PTX is NUL-terminated and padded to 8 bytes as nvcc does.
+// compression flags set from the entry; PTX is NUL-terminated and padded to 8 bytes as nvcc does,
+// machine code padded to 8 bytes (with its exact length in the uncompressed-size field when that
+// is not a multiple of 8). read_container gives back `entries`.
 std::string write_container(const std::vector<Entry>& entries);
 
 // The wrapper's version (1 or 2). Throws FatbinError when `wrapper` is not one.

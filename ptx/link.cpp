@@ -170,6 +170,59 @@ void rename_internal_symbols(std::vector<LinkInput>& inputs) {
     }
 }
 
+// ---- libraries --------------------------------------------------------------------------------
+
+struct Interface {
+    std::set<std::string> defines;    // visible and weak definitions
+    std::set<std::string> references; // extern and visible declarations
+};
+
+Interface interface_of(const Module& m) {
+    Interface out;
+    for (const TopLevel& item : m.items) {
+        const auto n = named(item);
+        if (!n || n->linkage == Linkage::Internal || n->dynamic_shared) continue;
+        (n->definition ? out.defines : out.references).insert(n->name);
+    }
+    return out;
+}
+
+// The inputs that are not libraries, and the libraries that define something they (or libraries
+// pulled in before) reference but nothing linked so far defines.
+std::vector<LinkInput> needed_inputs(std::vector<LinkInput> inputs) {
+    std::vector<Interface> interfaces;
+    std::vector<bool> linked;
+    std::set<std::string> defined, wanted;
+    auto take = [&](size_t i) {
+        linked[i] = true;
+        defined.insert(interfaces[i].defines.begin(), interfaces[i].defines.end());
+        wanted.insert(interfaces[i].references.begin(), interfaces[i].references.end());
+    };
+    for (const LinkInput& in : inputs) {
+        interfaces.push_back(interface_of(in.module));
+        linked.push_back(false);
+    }
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (!inputs[i].library) take(i);
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t i = 0; i < inputs.size(); ++i) {
+            if (linked[i]) continue;
+            for (const std::string& name : interfaces[i].defines) {
+                if (wanted.count(name) && !defined.count(name)) {
+                    take(i);
+                    grew = true;
+                    break;
+                }
+            }
+        }
+    }
+    std::vector<LinkInput> out;
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (linked[i]) out.push_back(std::move(inputs[i]));
+    return out;
+}
+
 // ---- debug file numbers -----------------------------------------------------------------------
 
 std::string renumber_first_word(const std::string& text, const std::map<std::string, int>& map) {
@@ -353,6 +406,7 @@ bool is_system_function(std::string_view name) {
 }
 
 Module link_modules(std::vector<LinkInput> inputs) {
+    inputs = needed_inputs(std::move(inputs));
     if (inputs.empty()) throw LinkError("ptx link: no inputs");
     rename_internal_symbols(inputs);
     renumber_files(inputs);

@@ -21,6 +21,9 @@ public:
 struct LinkInput {
     std::string name; // for messages: a file name, "prelinked container 2", ...
     Module module;
+    // Linked only if another linked input references something it defines, as members of an
+    // archive are (libcudadevrt's container among the prelinked ones of a -rdc program).
+    bool library = false;
 };
 
 // The linked module: the highest .version and .target of the inputs, their items in input order.

@@ -124,6 +124,14 @@ TEST_CASE("fatbin: cubin-only images and bare ELF are refused with a clear messa
     CHECK_THROWS_WITH(fb::extract_ptx(elf, 90), Catch::Contains("cubin"));
 }
 
+TEST_CASE("fatbin: an image shorter than a magic number is text") {
+    const uint8_t wrapper_start[] = {0xb1, 0x43, 0x62};
+    CHECK(fb::classify(wrapper_start, sizeof wrapper_start) == fb::ImageKind::Text);
+    CHECK(fb::classify("\x7f"
+                       "ELF",
+                       4) == fb::ImageKind::Elf);
+}
+
 TEST_CASE("fatbin: PTX text passes through; truncated containers are errors") {
     CHECK(fb::extract_ptx(kPtx75.c_str(), 90) == kPtx75);
     auto image = container({entry(1, 75, kPtx75, Compression::None)});
@@ -154,7 +162,7 @@ std::string emulator_cubin() {
     cfr::ptx::cubin::CubinSpec spec;
     spec.kernels = {"K1", "K2"};
     spec.variables = {{"counter", 4, 4, false}};
-    spec.ptx = kPtx90 + "// an odd length: 3 bytes of padding in a container\n";
+    spec.ptx = kPtx90;
     return cfr::ptx::cubin::write(spec);
 }
 
@@ -209,10 +217,10 @@ TEST_CASE("fatbin: entries keep their raw headers, 96-byte -rdc PTX headers incl
 }
 
 TEST_CASE("fatbin: write_container stores entries plain and reads back identically") {
-    const auto image =
-        container({entry(2, 90, emulator_cubin(), Compression::Zstd),
-                   entry(1, 80, kPtx75, Compression::Lz4), rdc_ptx_entry(kPtx90),
-                   entry(1, 75, std::string(80, 'x'), Compression::None)}); // length 8k
+    const auto image = container(
+        {entry(2, 90, emulator_cubin(), Compression::Zstd), entry(1, 80, kPtx75, Compression::Lz4),
+         rdc_ptx_entry(kPtx90), entry(1, 75, std::string(80, 'x'), Compression::None), // length 8k
+         entry(2, 90, std::string(13, 'E'), Compression::Lz4)}); // 3 bytes short of 8k
     const auto entries = fb::read_container(image.data(), image.size());
     const std::string written = fb::write_container(entries);
     CHECK(fb::container_size(written.data()) == written.size());
@@ -227,9 +235,10 @@ TEST_CASE("fatbin: write_container stores entries plain and reads back identical
         CHECK(again[i].header.size() == entries[i].header.size());
     }
     CHECK(fb::write_container(again) == written); // a fixed point once plain
+    CHECK(again.back().payload == std::string(13, 'E'));
     // PTX ends in a NUL and is padded to 8 bytes: 80 characters take 88.
     uint64_t stored = 0;
-    const size_t last = written.size() - 88 - 80;
+    const size_t last = written.size() - (64 + 16) - 88 - 80;
     std::memcpy(&stored, written.data() + last + 8, 8);
     CHECK(stored == 88);
 

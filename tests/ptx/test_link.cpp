@@ -261,3 +261,67 @@ TEST_CASE("link: .file numbers are renumbered, .loc follows") {
     CHECK(count(text, ".file 2 \"x.cu\"") == 1);
     CHECK(count(text, ".loc 2 3 0") == 1);
 }
+
+TEST_CASE("link: a library input is linked only when something references what it defines") {
+    const std::string user = R"(
+.extern .func (.param .b32 r) helper();
+.visible .entry k()
+{
+    .reg .b32 %r<2>;
+    {
+    .param .b32 r;
+    call.uni (r), helper, ();
+    ld.param.b32 %r1, [r];
+    }
+    ret;
+}
+)";
+    const std::string provider = R"(
+.extern .func (.param .b32 r) deeper();
+.visible .func (.param .b32 r) helper()
+{
+    .reg .b32 %r<2>;
+    {
+    .param .b32 r2;
+    call.uni (r2), deeper, ();
+    ld.param.b32 %r1, [r2];
+    }
+    st.param.b32 [r], %r1;
+    ret;
+}
+)";
+    const std::string deepest = R"(
+.visible .func (.param .b32 r) deeper()
+{
+    .reg .b32 %r<2>;
+    mov.u32 %r1, 3;
+    st.param.b32 [r], %r1;
+    ret;
+}
+)";
+    // Like libcudadevrt: references the JIT's own system calls, used by no one here.
+    const std::string unused = R"(
+.extern .func (.param .b32 r) __cuda_syscall_something();
+.visible .global .align 4 .u32 unused_value;
+)";
+    std::vector<LinkInput> inputs;
+    inputs.push_back({"user", module_of(user)});
+    inputs.push_back({"unused", module_of(unused), true});
+    inputs.push_back({"deepest", module_of(deepest), true});
+    inputs.push_back({"provider", module_of(provider), true});
+    const Module linked = link_modules(std::move(inputs));
+    const std::string text = print(linked);
+    INFO(text);
+    CHECK(count(text, "__cuda_syscall_something") == 0);
+    CHECK(count(text, "unused_value") == 0);
+    CHECK(count(text, "mov.u32 %r1, 3;") == 1); // pulled in by the library that was pulled in
+    CHECK(function_named(linked, "helper"));
+    if (!std::string(CFRJIT_PTXAS).empty()) CHECK(ptxas(text, "sm_75").first);
+
+    inputs.clear();
+    inputs.push_back({"user", module_of(user)});
+    inputs.push_back({"unused", module_of(unused), true});
+    CHECK_THROWS_WITH(link_modules(std::move(inputs)),
+                      Catch::Contains("unresolved reference to 'helper' in user") &&
+                          !Catch::Contains("__cuda_syscall_something"));
+}
