@@ -44,6 +44,7 @@ struct Context : Object {
 };
 
 struct Capture;
+struct PendingJit; // module_loading.cpp
 
 struct Stream : Object {
     static constexpr Kind kKind = Kind::Stream;
@@ -82,6 +83,7 @@ struct Module : Object {
     uint64_t library = 0;
     emu::Module* emu = nullptr;
     std::string ptx;
+    std::shared_ptr<PendingJit> pending; // lazy loading: the JIT waits for the first use
     std::map<std::string, uint64_t, std::less<>> functions; // name -> function handle
 };
 
@@ -91,6 +93,7 @@ struct Library : Object {
     ~Library() override;
     emu::Module* emu = nullptr;
     std::string ptx;
+    std::shared_ptr<PendingJit> pending; // lazy loading: the JIT waits for the first use
     std::map<std::string, uint64_t, std::less<>> kernels; // name -> CUkernel handle
     std::map<uint64_t, uint64_t> modules;                 // context -> module view
 };
@@ -176,13 +179,21 @@ CUresult from_emu(emu::ErrorCode code);
 double launch_duration_ms(const emu::LaunchStats& stats);
 double copy_duration_ms(size_t bytes);
 
-// An image (PTX text, fatbin or fatbin wrapper) loaded into the emulator.
+// An image (PTX text, fatbin, fatbin wrapper or cubin) loaded into the emulator at once (eager
+// loading), or classified with its JIT left for the first use (lazy loading: `pending`).
 struct LoadedImage {
     emu::Module* emu = nullptr;
     std::string ptx;
+    std::shared_ptr<PendingJit> pending;
 };
 CUresult load_image(const void* image, size_t size, const char* api, LoadedImage* out);
 void unload_image(emu::Module* module);
+// CUDA_MODULE_LOADING: lazy unless it says EAGER.
+bool lazy_loading();
+// The JIT of a lazily loaded module or library, at its first use: nothing once it has run; its
+// error at every use. A library's module view takes the library's emulator module.
+CUresult jit_on_use(Module* module, const char* api);
+CUresult jit_on_use(Library* library, const char* api);
 
 // Writes an "unsupported" line once per name; returns CUDA_ERROR_NOT_SUPPORTED.
 int unsupported(const char* name);

@@ -44,6 +44,7 @@ CUresult load_library(CUlibrary* library, const void* image, size_t size, const 
     auto lib = std::make_unique<Library>();
     lib->emu = loaded.emu;
     lib->ptx = std::move(loaded.ptx);
+    lib->pending = std::move(loaded.pending);
     *library = reinterpret_cast<CUlibrary>(add_object(std::move(lib), {})->handle);
     return CUDA_SUCCESS;
 }
@@ -97,6 +98,7 @@ CFR_EXPORT CUresult cuLibraryGetKernel(CUkernel* pKernel, CUlibrary library, con
     CFR_API();
     Library* lib = nullptr;
     if (CUresult r = library_of(library, &lib)) return r;
+    if (CUresult r = jit_on_use(lib, "cuLibraryGetKernel")) return r;
     return get_kernel(lib, name, reinterpret_cast<uint64_t*>(pKernel));
 }
 
@@ -104,6 +106,7 @@ CFR_EXPORT CUresult cuLibraryGetModule(CUmodule* pMod, CUlibrary library) {
     CFR_API();
     Library* lib = nullptr;
     if (CUresult r = library_of(library, &lib)) return r;
+    if (CUresult r = jit_on_use(lib, "cuLibraryGetModule")) return r;
     Context* ctx = nullptr;
     if (CUresult r = current_context(&ctx)) return r;
     if (!pMod) return CUDA_ERROR_INVALID_VALUE;
@@ -116,6 +119,7 @@ CFR_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUlibra
     CFR_API();
     Library* lib = nullptr;
     if (CUresult r = library_of(library, &lib)) return r;
+    if (CUresult r = jit_on_use(lib, "cuLibraryGetGlobal")) return r;
     if (!name) return CUDA_ERROR_INVALID_VALUE;
     cfr::emu::DevicePtr p = 0;
     size_t size = 0;
@@ -131,6 +135,7 @@ CFR_EXPORT CUresult cuLibraryGetKernelCount(unsigned int* count, CUlibrary lib) 
     CFR_API();
     Library* l = nullptr;
     if (CUresult r = library_of(lib, &l)) return r;
+    if (CUresult r = jit_on_use(l, "cuLibraryGetKernelCount")) return r;
     if (!count) return CUDA_ERROR_INVALID_VALUE;
     *count = static_cast<unsigned>(state().device->kernel_names(l->emu).size());
     return CUDA_SUCCESS;
@@ -141,6 +146,7 @@ CFR_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel* kernels, unsigned int nu
     CFR_API();
     Library* l = nullptr;
     if (CUresult r = library_of(lib, &l)) return r;
+    if (CUresult r = jit_on_use(l, "cuLibraryEnumerateKernels")) return r;
     if (!kernels) return CUDA_ERROR_INVALID_VALUE;
     const auto names = state().device->kernel_names(l->emu);
     for (unsigned i = 0; i < numKernels && i < names.size(); ++i)

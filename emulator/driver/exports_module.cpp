@@ -27,6 +27,7 @@ CUresult load(CUmodule* module, const void* image, size_t size, const char* api)
     m->context = ctx->handle;
     m->emu = loaded.emu;
     m->ptx = std::move(loaded.ptx);
+    m->pending = std::move(loaded.pending);
     *module = reinterpret_cast<CUmodule>(add_object(std::move(m), {ctx->handle})->handle);
     return CUDA_SUCCESS;
 }
@@ -241,6 +242,7 @@ CFR_EXPORT CUresult cuModuleGetFunction(CUfunction* hfunc, CUmodule hmod, const 
     CFR_API();
     Module* m = nullptr;
     if (CUresult r = module_of(hmod, &m)) return r;
+    if (CUresult r = jit_on_use(m, "cuModuleGetFunction")) return r;
     return get_function(m, name, reinterpret_cast<uint64_t*>(hfunc));
 }
 
@@ -248,6 +250,7 @@ CFR_EXPORT CUresult cuModuleGetFunctionCount(unsigned int* count, CUmodule mod) 
     CFR_API();
     Module* m = nullptr;
     if (CUresult r = module_of(mod, &m)) return r;
+    if (CUresult r = jit_on_use(m, "cuModuleGetFunctionCount")) return r;
     if (!count) return CUDA_ERROR_INVALID_VALUE;
     *count = static_cast<unsigned>(state().device->kernel_names(m->emu).size());
     return CUDA_SUCCESS;
@@ -258,6 +261,7 @@ CFR_EXPORT CUresult cuModuleEnumerateFunctions(CUfunction* functions, unsigned i
     CFR_API();
     Module* m = nullptr;
     if (CUresult r = module_of(mod, &m)) return r;
+    if (CUresult r = jit_on_use(m, "cuModuleEnumerateFunctions")) return r;
     if (!functions) return CUDA_ERROR_INVALID_VALUE;
     const auto names = state().device->kernel_names(m->emu);
     for (unsigned i = 0; i < numFunctions && i < names.size(); ++i)
@@ -272,6 +276,7 @@ CFR_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr* dptr, size_t* bytes, CUmod
     CFR_API();
     Module* m = nullptr;
     if (CUresult r = module_of(hmod, &m)) return r;
+    if (CUresult r = jit_on_use(m, "cuModuleGetGlobal")) return r;
     if (!name) return CUDA_ERROR_INVALID_VALUE;
     cfr::emu::DevicePtr p = 0;
     size_t size = 0;
@@ -286,9 +291,7 @@ CFR_EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr* dptr, size_t* bytes, CUmod
 CFR_EXPORT CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode* mode) {
     CFR_API();
     if (!mode) return CUDA_ERROR_INVALID_VALUE;
-    const char* env = std::getenv("CUDA_MODULE_LOADING");
-    *mode =
-        env && std::strcmp(env, "EAGER") == 0 ? CU_MODULE_EAGER_LOADING : CU_MODULE_LAZY_LOADING;
+    *mode = lazy_loading() ? CU_MODULE_LAZY_LOADING : CU_MODULE_EAGER_LOADING;
     return CUDA_SUCCESS;
 }
 

@@ -135,6 +135,8 @@ const char* kind_name(Kind kind) {
         return "texture object";
     case Kind::SurfObject:
         return "surface object";
+    case Kind::LinkState:
+        return "link state";
     }
     return "handle";
 }

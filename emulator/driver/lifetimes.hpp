@@ -69,6 +69,7 @@ enum class Kind : uint8_t {
     Array,
     TexObject,
     SurfObject,
+    LinkState,
 };
 const char* kind_name(Kind kind);
 

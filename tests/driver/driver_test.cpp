@@ -289,10 +289,16 @@ TEST_CASE("driver: modules, libraries, kernels and launches") {
 TEST_CASE("driver: images the emulator cannot run are refused") {
     init_with_context();
     CUmodule module = nullptr;
-    const char elf[] = "\x7f"
-                       "ELF\x02\x01\x01\x00\x00\x00";
+    unsigned char elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1}; // an EM_CUDA ELF64 header, no code
+    elf[18] = 190;
     CHECK(cuModuleLoadData(&module, elf) == CUDA_ERROR_NO_BINARY_FOR_GPU);
-    CHECK(cuModuleLoadData(&module, ".version 7.0\n.target sm_75\n this is not ptx") !=
-          CUDA_SUCCESS);
+    // Under lazy loading (the default) the JIT error comes at the first use.
+    CUresult r = cuModuleLoadData(&module, ".version 7.0\n.target sm_75\n this is not ptx");
+    if (r == CUDA_SUCCESS) {
+        CUfunction fn = nullptr;
+        r = cuModuleGetFunction(&fn, module, "add_one");
+        CHECK(cuModuleUnload(module) == CUDA_SUCCESS);
+    }
+    CHECK(r == CUDA_ERROR_INVALID_PTX);
 }
 #endif

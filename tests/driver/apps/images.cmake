@@ -44,9 +44,10 @@ function(cfrjit_runtime_image_app name)
         add_custom_command(OUTPUT ${exe}
             COMMAND ${CFRJIT_NVCC} ${flags} -o ${exe} ${arg_SOURCES}
             DEPENDS ${arg_SOURCES} COMMENT "nvcc ${name} (${mode} cudart)" VERBATIM)
-        set(image_outputs ${image_outputs} ${exe} PARENT_SCOPE)
+        list(APPEND image_outputs ${exe})
         cfrjit_image_test("${name} (${mode} cudart)" COMMAND ${exe} EXPECT "${name}: OK")
     endforeach()
+    set(image_outputs ${image_outputs} PARENT_SCOPE)
 endfunction()
 
 cfrjit_runtime_image_app(rdc_app

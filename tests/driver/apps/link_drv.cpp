@@ -57,7 +57,10 @@ int main(int argc, char** argv) {
     CUmodule module;
     CHECK(cuModuleLoadData(&module, image));
     CHECK(cuLinkDestroy(link)); // the module keeps what it needs
-    std::printf("link_drv: linked image of %s bytes\n", image_size > 0 ? "some" : "no");
+    if (image_size == 0) {
+        std::printf("link_drv: FAILED: cuLinkComplete gave an empty image\n");
+        return 1;
+    }
 
     CUfunction accumulate, finish;
     CHECK(cuModuleGetFunction(&accumulate, module, "kern_accumulate"));
