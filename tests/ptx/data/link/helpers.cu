@@ -4,9 +4,13 @@
 __device__ int dev_counter;
 __constant__ int scale = 3;
 
-__device__ int helper(int x) { return x * scale + 1; }
+__device__ int helper(int x) {
+    return x * scale + 1;
+}
 
-static __device__ __noinline__ int twice(int x) { return 2 * x; }
+static __device__ __noinline__ int twice(int x) {
+    return 2 * x;
+}
 
 __global__ void kern_helpers(int* out, int n) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;

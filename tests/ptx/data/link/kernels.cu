@@ -5,7 +5,9 @@
 extern __device__ int dev_counter;
 __device__ int helper(int x);
 
-static __device__ __noinline__ int twice(int x) { return x + x; }
+static __device__ __noinline__ int twice(int x) {
+    return x + x;
+}
 
 __global__ void kern_main(int* out, int n) {
     const int i = blockIdx.x * blockDim.x + threadIdx.x;
