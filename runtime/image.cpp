@@ -218,7 +218,7 @@ ImagePlan plan_image(const void* image, size_t size, uint32_t device_sm, ImageSc
         return plan;
     }
     try {
-        switch (fb::classify(image)) {
+        switch (fb::classify(image, size)) {
         case fb::ImageKind::Elf:
             plan.description = "cubin (ELF)";
             pass(plan, ModuleOutcome::NoPtx, "machine code only, no PTX");
@@ -254,7 +254,7 @@ ImagePlan plan_image(const void* image, size_t size, uint32_t device_sm, ImageSc
 
 std::string copy_of_image(const void* image, size_t size) {
     if (image == nullptr) return {};
-    switch (fb::classify(image)) {
+    switch (fb::classify(image, size)) {
     case fb::ImageKind::Wrapper:
         return {};
     case fb::ImageKind::Text: {
