@@ -21,6 +21,9 @@ struct PassReport {
     std::string pass; // the pass's pipeline spelling, options included
     bool changed = false;
     std::map<std::string, int64_t> counters;
+    // One line per decision a cost model took, with the numbers it compared ("loop at line 57 of
+    // k: 970 -> 756 cycles per outer iteration, merged").
+    std::vector<std::string> decisions;
 
     void count(const std::string& what, int64_t n = 1) { counters[what] += n; }
 };
