@@ -10,5 +10,7 @@ PassInfo uniform_branches_pass();
 PassInfo restructure_branches_pass();
 PassInfo restructure_loops_pass();
 PassInfo restructure_loops_copy_pass();
+PassInfo linearize_pass();
+PassInfo blockip_linearize_pass();
 
 } // namespace cfr::passes

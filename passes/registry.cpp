@@ -8,6 +8,7 @@ const std::vector<PassInfo>& registered_passes() {
     static const std::vector<PassInfo> passes = {
         divergence_pass(),        uniform_branches_pass(),       restructure_branches_pass(),
         restructure_loops_pass(), restructure_loops_copy_pass(),
+        linearize_pass(),         blockip_linearize_pass(),
     };
     return passes;
 }

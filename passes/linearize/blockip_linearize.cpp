@@ -1,0 +1,324 @@
+// The `blockip-linearize` pass: linearization with a per-lane block instruction pointer, as the
+// Beignet OpenCL compiler does it (seed 003, "Unstructured Branches", solution 2). The blocks are
+// laid out in reverse post-order, block k numbered k; every lane keeps in a register (`bip`) the
+// number of the block it has to run next. Each block starts with a JOIN check: the lanes whose
+// bip is k are active (`setp`), and where no lane is (`vote.any`) the warp jumps to the next
+// block (`bra.uni`); the others skip the block's code in a divergent if-then. The block's branch
+// becomes an assignment of its successor's number to bip. At the block's end the reconverged warp
+// jumps backward to a target when any lane needs it (`vote.any`, smallest target first) and
+// forward over blocks when no lane needs the blocks in between (`vote.all` of bip >= target);
+// otherwise it falls into the next block. Every return becomes an assignment of the exit block's
+// number, and one exit block at the end returns. Any CFG, irreducible included, needs no copies.
+//
+// Pre: the function has a CFG. Post: the function computes what it did, and it is one linear
+// sequence of guarded blocks whose only divergent branches skip a block's code and whose back
+// edges are uniform jumps at block ends (see linear_shape.hpp). Functions with `trap`, `brx.idx`
+// or `exit` in a non-kernel function are left as they are; so are functions of one block.
+// `selective=true` rewrites only functions with an unstructured edge (seed 002 Definition 1) and
+// a divergent branch where the cost model says it pays.
+#include "passes/analysis/divergence.hpp"
+#include "passes/linearize/cost_model.hpp"
+#include "passes/linearize/node_list.hpp"
+#include "passes/module_unit.hpp"
+#include "passes/pass_list.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace cfr::linearize {
+namespace {
+
+struct Registers {
+    std::string bip, mask, active, any;
+};
+
+struct BlockipOptions {
+    bool selective = false;
+    std::string profile;
+};
+
+// Per block, its successors in CFG order and whether its end is a two-way branch.
+struct End {
+    bool two_way = false;
+    NodeId taken = 0, fall = 0;
+    ptx::Guard guard;
+};
+
+End end_of(const ptx::Cfg& cfg, NodeId b) {
+    End end;
+    std::optional<NodeId> taken, fall;
+    for (const auto& e : cfg.edges) {
+        if (e.from != b) continue;
+        (e.kind == ptx::EdgeKind::FallThrough ? fall : taken) = e.to;
+    }
+    const ptx::Instruction* t = cfg.blocks[b].terminator();
+    if (t && t->guard && taken && fall) {
+        end.two_way = true;
+        end.taken = *taken;
+        end.fall = *fall;
+        end.guard = *t->guard;
+        return end;
+    }
+    end.taken = taken ? *taken : fall.value_or(cfg.exit());
+    return end;
+}
+
+class FunctionBlockip {
+public:
+    FunctionBlockip(passes::FunctionUnit& f, const BlockipOptions& options,
+                    const analysis::FunctionDivergence* verdicts, const FunctionProfile* profile,
+                    passes::PassReport& report)
+        : f_(f), options_(options), verdicts_(verdicts), profile_(profile), report_(report) {}
+
+    void run() {
+        const ptx::Cfg& cfg = f_.cfg();
+        order_ = analysis::reverse_post_order(f_.graph(), cfg.entry());
+        std::erase(order_, cfg.exit());
+        if (order_.size() < 2) return;
+        if (const auto why = unsupported(); !why.empty()) {
+            report_.count("functions left (unsupported code)");
+            report_.decisions.push_back(
+                fmt::format("{}: left as it is ({})", f_.function().name, why));
+            return;
+        }
+        position_.assign(f_.graph().size(), 0);
+        for (uint32_t k = 0; k < order_.size(); ++k)
+            position_[order_[k]] = k;
+        position_[cfg.exit()] = static_cast<uint32_t>(order_.size());
+        if (options_.selective && !pays()) return;
+        Registers r{f_.new_register(".b32", "bip"), f_.new_register(".b32", "mask"),
+                    f_.new_register(".pred", "act"), f_.new_register(".pred", "any")};
+        emit(r);
+        report_.changed = true;
+        report_.count("functions linearized");
+        report_.count("blocks guarded", int64_t(order_.size()));
+    }
+
+private:
+    passes::FunctionUnit& f_;
+    const BlockipOptions& options_;
+    const analysis::FunctionDivergence* verdicts_;
+    const FunctionProfile* profile_;
+    passes::PassReport& report_;
+    std::vector<NodeId> order_;
+    std::vector<uint32_t> position_;
+
+    std::string unsupported() const {
+        for (NodeId b : order_) {
+            const ptx::Instruction* t = f_.cfg().blocks[b].terminator();
+            if (!t) continue;
+            if (t->control() == ptx::ControlKind::Trap) return "trap";
+            if (t->control() == ptx::ControlKind::IndirectBranch) return "brx.idx";
+            if (t->control() == ptx::ControlKind::Exit && !f_.function().is_entry)
+                return "exit in a function";
+        }
+        return {};
+    }
+
+    std::vector<bool> divergent_blocks() const {
+        const ptx::Cfg& cfg = f_.cfg();
+        std::vector<bool> out(cfg.exit() + 1, false);
+        for (ptx::BlockId b = 0; b < cfg.blocks.size(); ++b) {
+            const ptx::Instruction* t = cfg.blocks[b].terminator();
+            if (!t || !t->guard) continue;
+            const auto* verdict = verdicts_ ? verdicts_->branch_in(b) : nullptr;
+            out[b] = !verdict || verdict->divergent;
+        }
+        return out;
+    }
+
+    // The control one sweep adds: per block a JOIN check (setp, vote, bra.uni) and the skip
+    // branch; per backward or far forward target a check at the block's end.
+    double control_per_sweep() const {
+        double control = 0;
+        for (NodeId b : order_) {
+            control += 4 + 3 * double(jump_targets(b).size());
+            if (!f_.cfg().blocks[b].terminator()) control += 1; // the assignment
+        }
+        return control;
+    }
+
+    bool pays() {
+        const auto divergent = divergent_blocks();
+        const bool unstructured = !f_.structure().unstructured_edges.empty();
+        const bool any_divergent =
+            std::any_of(divergent.begin(), divergent.end(), [](bool d) { return d; });
+        if (!unstructured || !any_divergent) {
+            report_.count(unstructured ? "functions left uniform" : "functions left structured");
+            return false;
+        }
+        FunctionCosts costs(f_.cfg(), f_.graph(), f_.post_dominators().idom, divergent,
+                            Weights::Gpu, profile_);
+        std::vector<bool> scope(f_.graph().size(), false);
+        for (NodeId b : order_)
+            scope[b] = true;
+        double before = 0, after = 0;
+        const auto base = costs.measured_executions(f_.cfg().entry());
+        const bool measured = base && *base > 0;
+        const auto runs = costs.executions(f_.cfg().entry(), scope, f_.cfg().exit());
+        double sweeps = 1;
+        for (NodeId b : order_) {
+            const double n = measured ? costs.measured_executions(b).value_or(0) / *base : runs[b];
+            const double kept =
+                measured ? n - costs.measured_redundant(b).value_or(0) / *base : std::min(n, 1.0);
+            before += costs.weight(b) * n;
+            after += costs.weight(b) * kept;
+            sweeps = std::max(sweeps, kept);
+        }
+        after += control_per_sweep() * (measured ? sweeps : 1.0);
+        const bool result = after < before;
+        report_.decisions.push_back(fmt::format(
+            "{}: {:.0f} -> {:.0f} cycles per run ({}): {}", f_.function().name, before, after,
+            measured ? "profile" : "static", result ? "linearized" : "left as it is"));
+        if (!result) report_.count("functions left (cost)");
+        return result;
+    }
+
+    // Targets a block's end checks: backward ones ascending, then forward ones beyond the next
+    // block, descending.
+    std::vector<uint32_t> jump_targets(NodeId b) const {
+        const End end = end_of(f_.cfg(), b);
+        std::vector<uint32_t> back, forward;
+        const uint32_t k = position_[b];
+        const std::vector<NodeId> successors =
+            end.two_way ? std::vector<NodeId>{end.taken, end.fall} : std::vector<NodeId>{end.taken};
+        for (NodeId s : successors) {
+            const uint32_t t = position_[s];
+            auto& list = t <= k ? back : forward;
+            if ((t <= k || t > k + 1) && std::find(list.begin(), list.end(), t) == list.end())
+                list.push_back(t);
+        }
+        std::sort(back.begin(), back.end());
+        std::sort(forward.rbegin(), forward.rend());
+        back.insert(back.end(), forward.begin(), forward.end());
+        return back;
+    }
+
+    ptx::Instruction assign(NodeId b, const Registers& r) const {
+        const End end = end_of(f_.cfg(), b);
+        const uint32_t t = position_[end.taken];
+        if (!end.two_way || t == position_[end.fall])
+            return make("mov", {".u32"}, {reg(r.bip), imm(t)});
+        const uint32_t f = position_[end.fall];
+        const bool neg = end.guard.negated;
+        return make("selp", {".u32"},
+                    {reg(r.bip), imm(neg ? f : t), imm(neg ? t : f), reg(end.guard.predicate)});
+    }
+
+    ptx::Instruction vote(const char* mode, const Registers& r, const std::string& source) const {
+        return make("vote", {".sync", mode, ".pred"}, {reg(r.any), reg(source), reg(r.mask)});
+    }
+
+    void emit(const Registers& r) {
+        const ptx::Cfg& cfg = f_.cfg();
+        const size_t n = order_.size();
+        // Nodes: the prologue, then per block head, skip, body, its jump checks; the exit block.
+        std::vector<size_t> head(n + 1), tail(n);
+        std::vector<std::vector<uint32_t>> targets(n);
+        size_t count = 1;
+        for (size_t k = 0; k < n; ++k) {
+            targets[k] = jump_targets(order_[k]);
+            head[k] = count;
+            count += 3; // head, skip, body
+            tail[k] = count;
+            count += targets[k].size();
+        }
+        head[n] = count++;
+        NodeList list;
+        list.nodes.resize(count);
+        Node& prologue = list.nodes[0];
+        prologue.statements.emplace_back(make("activemask", {".b32"}, {reg(r.mask)}));
+        prologue.statements.emplace_back(make("mov", {".u32"}, {reg(r.bip), imm(0)}));
+        prologue.fall = head[0];
+        for (size_t k = 0; k < n; ++k) {
+            const NodeId b = order_[k];
+            Node& h = list.nodes[head[k]];
+            h.statements.emplace_back(
+                make("setp", {".eq", ".u32"}, {reg(r.active), reg(r.bip), imm(int64_t(k))}));
+            h.statements.emplace_back(vote(".any", r, r.active));
+            h.statements.emplace_back(guarded(branch(true), r.any, true));
+            h.taken = head[k + 1];
+            h.fall = head[k] + 1;
+            Node& skip = list.nodes[head[k] + 1];
+            skip.statements.emplace_back(guarded(branch(), r.active, true));
+            skip.taken = tail[k];
+            skip.fall = head[k] + 2;
+            Node& body = list.nodes[head[k] + 2];
+            body.statements = without_terminator(cfg.blocks[b]);
+            body.statements.emplace_back(assign(b, r));
+            body.fall = tail[k];
+            for (size_t j = 0; j < targets[k].size(); ++j) {
+                const uint32_t t = targets[k][j];
+                Node& check = list.nodes[tail[k] + j];
+                const bool backward = t <= k;
+                check.statements.emplace_back(make("setp", {backward ? ".eq" : ".ge", ".u32"},
+                                                   {reg(r.active), reg(r.bip), imm(t)}));
+                check.statements.emplace_back(vote(backward ? ".any" : ".all", r, r.active));
+                check.statements.emplace_back(guarded(branch(true), r.any, false));
+                check.taken = head[t];
+                check.fall = tail[k] + j + 1;
+            }
+            // Without checks, tail[k] is the next head.
+        }
+        list.nodes[head[n]].statements.emplace_back(return_instruction());
+        list.nodes[head[n]].taken = kExitNode;
+        list.write(f_);
+    }
+};
+
+class BlockipPass final : public passes::Pass {
+public:
+    explicit BlockipPass(BlockipOptions options) : options_(std::move(options)) {
+        if (!options_.profile.empty()) profile_ = load_profile(options_.profile);
+    }
+
+    passes::PassReport run(passes::ModuleUnit& unit) override {
+        passes::PassReport report;
+        std::vector<analysis::FunctionDivergence> verdicts;
+        if (options_.selective) verdicts = unit.divergence().functions;
+        for (auto& function : unit.functions()) {
+            const analysis::FunctionDivergence* v = nullptr;
+            for (const auto& fv : verdicts)
+                if (fv.function == function.function().name) v = &fv;
+            const FunctionProfile* p =
+                profile_ ? profile_->find(function.function().name) : nullptr;
+            FunctionBlockip(function, options_, v, p, report).run();
+        }
+        return report;
+    }
+
+private:
+    BlockipOptions options_;
+    std::optional<Profile> profile_;
+};
+
+} // namespace
+} // namespace cfr::linearize
+
+namespace cfr::passes {
+
+PassInfo blockip_linearize_pass() {
+    return {"blockip-linearize",
+            "linearization with a per-lane block IP (seed 003, Beignet): JOIN checks at block "
+            "heads, uniform jumps at block ends; any CFG, irreducible included",
+            {{"selective",
+              "rewrite only unstructured functions with a divergent branch where the cost model "
+              "says it pays",
+              {"true", "false"},
+              "false"},
+             {"profile",
+              "emulator counts of the original module (cfr-run --json) for the cost model",
+              {},
+              ""}},
+            [](const PassOptions& options) -> std::unique_ptr<Pass> {
+                linearize::BlockipOptions o;
+                o.selective = options.at("selective") == "true";
+                o.profile = options.at("profile");
+                return std::make_unique<linearize::BlockipPass>(o);
+            }};
+}
+
+} // namespace cfr::passes

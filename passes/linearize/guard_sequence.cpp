@@ -1,0 +1,355 @@
+// Algorithm 1 of seed 002 with back-edge guards, loop merging and the optimizations O1-O3 of
+// section 4.2: see guard_sequence.hpp.
+#include "passes/linearize/guard_sequence.hpp"
+
+#include <algorithm>
+
+namespace cfr::linearize {
+namespace {
+
+using Values = std::vector<bool>;
+
+bool intersects(const Values& values, const std::vector<uint32_t>& test) {
+    for (uint32_t v : test)
+        if (v < values.size() && values[v]) return true;
+    return false;
+}
+
+bool subset_of(const Values& values, const std::vector<uint32_t>& test) {
+    bool any = false;
+    for (uint32_t v = 0; v < values.size(); ++v) {
+        if (!values[v]) continue;
+        any = true;
+        if (std::find(test.begin(), test.end(), v) == test.end()) return false;
+    }
+    return any;
+}
+
+bool contains(const std::vector<uint32_t>& list, uint32_t v) {
+    return std::find(list.begin(), list.end(), v) != list.end();
+}
+
+} // namespace
+
+GuardSequence::GuardSequence(std::vector<UnitExit> unit_exits,
+                             const std::vector<std::vector<size_t>>& successors,
+                             std::vector<std::vector<uint32_t>> entry_sets,
+                             const std::vector<std::vector<size_t>>& merge_groups)
+    : exits_(std::move(unit_exits)) {
+    const auto back = retreats(successors, merge_groups);
+    for (auto& sets : entry_sets) {
+        SNode entry;
+        entry.kind = SKind::Entry;
+        entry.unit = nodes_.size();
+        entry.sets = std::move(sets);
+        nodes_.push_back(std::move(entry));
+    }
+    build(back, nodes_.size());
+}
+
+std::vector<Retreat> GuardSequence::retreats(const std::vector<std::vector<size_t>>& successors,
+                                             const std::vector<std::vector<size_t>>& groups) {
+    std::vector<Retreat> back;
+    for (size_t u = 0; u < successors.size(); ++u)
+        for (size_t t : successors[u]) {
+            if (t == kNoSlot || t > u) continue;
+            const bool known = std::any_of(back.begin(), back.end(), [&](const Retreat& r) {
+                return r.source == u && r.target == t;
+            });
+            if (!known) back.push_back({u, t, {value_of(t)}});
+        }
+    // Loop merging: one back-edge guard for the whole group, after its last latch.
+    for (const auto& group : groups) {
+        if (group.size() < 2) continue;
+        Retreat merged{0, group.front(), {}};
+        size_t removed = 0;
+        std::erase_if(back, [&](const Retreat& r) {
+            if (!std::count(group.begin(), group.end(), r.target)) return false;
+            merged.source = std::max(merged.source, r.source);
+            for (uint32_t v : r.values)
+                if (!contains(merged.values, v)) merged.values.push_back(v);
+            ++removed;
+            return true;
+        });
+        if (!removed) continue;
+        back.push_back(std::move(merged));
+        stats_.loops_merged += group.size() - 1;
+    }
+    // Move targets up so that loops nest (seed 002 section 3.2).
+    std::sort(back.begin(), back.end(), [](const Retreat& a, const Retreat& b) {
+        return a.source != b.source ? a.source < b.source : a.target > b.target;
+    });
+    for (size_t i = 0; i < back.size(); ++i) {
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (size_t j = 0; j < i; ++j) {
+                const Retreat& o = back[j];
+                if (o.target < back[i].target && back[i].target <= o.source &&
+                    o.source < back[i].source) {
+                    back[i].target = o.target;
+                    moved = true;
+                    ++stats_.targets_moved_up;
+                }
+            }
+        }
+    }
+    // Back-edge guards at one source with one target become one guard.
+    std::vector<Retreat> unique;
+    for (auto& r : back) {
+        auto it = std::find_if(unique.begin(), unique.end(), [&](const Retreat& u) {
+            return u.source == r.source && u.target == r.target;
+        });
+        if (it == unique.end()) {
+            unique.push_back(std::move(r));
+            continue;
+        }
+        for (uint32_t v : r.values)
+            if (!contains(it->values, v)) it->values.push_back(v);
+    }
+    std::sort(unique.begin(), unique.end(), [](const Retreat& a, const Retreat& b) {
+        return a.source != b.source ? a.source < b.source : a.target > b.target;
+    });
+    return unique;
+}
+
+void GuardSequence::build(const std::vector<Retreat>& back, size_t entries) {
+    guard_of_unit_.assign(exits_.size(), kNoSlot);
+    std::vector<std::pair<size_t, const Retreat*>> back_nodes;
+    for (size_t u = 0; u < exits_.size(); ++u) {
+        SNode guard;
+        guard.kind = SKind::Guard;
+        guard.unit = u;
+        guard.test = {value_of(u)};
+        guard_of_unit_[u] = nodes_.size();
+        guard.match = nodes_.size() + 1;
+        nodes_.push_back(std::move(guard));
+        SNode body;
+        body.kind = SKind::Body;
+        body.unit = u;
+        nodes_.push_back(std::move(body));
+        for (const Retreat& r : back) {
+            if (r.source != u) continue;
+            SNode guard_back;
+            guard_back.kind = SKind::BackGuard;
+            guard_back.unit = u;
+            guard_back.test = r.values;
+            back_nodes.emplace_back(nodes_.size(), &r);
+            nodes_.push_back(std::move(guard_back));
+        }
+    }
+    for (const auto& [node, r] : back_nodes)
+        nodes_[node].match = guard_of_unit_[r->target];
+    const size_t end = nodes_.size();
+    auto next = [&](size_t n) { return n + 1 < end ? n + 1 : kRegionExit; };
+    for (size_t n = 0; n < end; ++n) {
+        SNode& node = nodes_[n];
+        switch (node.kind) {
+        case SKind::Entry:
+            node.out = entries < end ? entries : kRegionExit;
+            break;
+        case SKind::Body:
+            node.out = next(n);
+            break;
+        case SKind::Guard:
+            node.miss = next(n + 1); // past its body
+            break;
+        case SKind::BackGuard:
+            node.miss = next(n);
+            break;
+        }
+    }
+}
+
+GuardSequence::Flow GuardSequence::propagate() const {
+    Flow flow;
+    const size_t values = exits_.size() + 1;
+    flow.in.assign(nodes_.size(), Values(values, false));
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t n = 0; n < nodes_.size(); ++n) {
+            if (nodes_[n].dead) continue;
+            for (int slot = 0; slot < 2; ++slot) {
+                const SNode& node = nodes_[n];
+                const size_t to =
+                    slot == 0 ? (node.out != kNoSlot ? node.out : node.match) : node.miss;
+                if (to == kNoSlot || to == kRegionExit) continue;
+                const Values v = edge_values(flow, n, slot);
+                for (size_t k = 0; k < values; ++k)
+                    if (v[k] && !flow.in[to][k]) {
+                        flow.in[to][k] = true;
+                        changed = true;
+                    }
+            }
+        }
+    }
+    return flow;
+}
+
+std::vector<bool> GuardSequence::edge_values(const Flow& flow, size_t n, int slot) const {
+    const SNode& node = nodes_[n];
+    Values out(exits_.size() + 1, false);
+    switch (node.kind) {
+    case SKind::Entry:
+        for (uint32_t v : node.sets)
+            out[v] = true;
+        return out;
+    case SKind::Body:
+        for (uint32_t v : exits_[node.unit].values)
+            out[v] = true;
+        return out;
+    case SKind::Guard:
+    case SKind::BackGuard:
+        for (size_t v = 0; v < out.size(); ++v)
+            out[v] = flow.in[n][v] && (contains(node.test, uint32_t(v)) == (slot == 0));
+        return out;
+    }
+    return out;
+}
+
+// Whether the edge leaving `from` (other than its current one) may go to `to` with every jump
+// and loop of the sequence still properly nested.
+bool GuardSequence::redirect_allowed(size_t from, size_t to) const {
+    const size_t a = from, b = to == kRegionExit ? nodes_.size() : to;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+        const SNode& node = nodes_[n];
+        if (node.dead) continue;
+        if (node.kind == SKind::BackGuard) {
+            const size_t t = node.match, i = n;
+            if (a < t && t < b && b <= i) return false; // into a loop past its header
+            if (t <= a && a < i && b > i) return false; // out of a loop past its back guard
+        }
+        for (size_t target :
+             {node.out, node.miss, node.kind == SKind::Guard ? node.match : kNoSlot}) {
+            if (target == kNoSlot || n == a) continue;
+            const size_t c = n, d = target == kRegionExit ? nodes_.size() : target;
+            if (d <= c) continue;
+            if ((a < c && c < b && b < d) || (c < a && a < d && d < b)) return false;
+        }
+    }
+    return true;
+}
+
+bool GuardSequence::redirect_pass(bool from_units, bool from_guards) {
+    const Flow flow = propagate();
+    bool changed = false;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+        SNode& node = nodes_[n];
+        if (node.dead) continue;
+        const bool unit_edge = node.kind == SKind::Entry || node.kind == SKind::Body;
+        if ((unit_edge && !from_units) || (!unit_edge && !from_guards)) continue;
+        size_t& target = unit_edge ? node.out : node.miss;
+        if (node.kind == SKind::Guard && node.folded) continue;
+        const Values values = edge_values(flow, n, unit_edge ? 0 : 1);
+        size_t t = target;
+        while (t != kRegionExit && t != kNoSlot && !nodes_[t].dead && !nodes_[t].folded &&
+               (nodes_[t].kind == SKind::Guard || nodes_[t].kind == SKind::BackGuard) &&
+               !intersects(values, nodes_[t].test) && redirect_allowed(n, nodes_[t].miss))
+            t = nodes_[t].miss;
+        if (t != target) {
+            target = t;
+            changed = true;
+            ++stats_.edges_redirected;
+        }
+    }
+    return changed;
+}
+
+bool GuardSequence::drop_always_taken() {
+    const Flow flow = propagate();
+    for (size_t g = 0; g < nodes_.size(); ++g) {
+        SNode& guard = nodes_[g];
+        if (guard.dead || guard.folded || guard.kind != SKind::Guard) continue;
+        std::vector<std::pair<size_t, int>> incoming;
+        bool all_match = true;
+        for (size_t n = 0; n < nodes_.size() && all_match; ++n) {
+            const SNode& node = nodes_[n];
+            if (node.dead) continue;
+            for (int slot = 0; slot < 2; ++slot) {
+                const size_t to =
+                    slot == 0 ? (node.out != kNoSlot ? node.out : node.match) : node.miss;
+                if (to != g) continue;
+                incoming.emplace_back(n, slot);
+                all_match = all_match && subset_of(edge_values(flow, n, slot), guard.test);
+            }
+        }
+        if (incoming.empty() || !all_match) continue;
+        for (const auto& [n, slot] : incoming) {
+            SNode& node = nodes_[n];
+            size_t& to = slot == 0 ? (node.out != kNoSlot ? node.out : node.match) : node.miss;
+            to = guard.match;
+        }
+        guard.dead = true;
+        ++stats_.guards_removed;
+        return true;
+    }
+    return false;
+}
+
+void GuardSequence::fold_guards() {
+    for (size_t g = 0; g < nodes_.size(); ++g) {
+        SNode& guard = nodes_[g];
+        if (guard.dead || guard.kind != SKind::Guard || guard.test.size() != 1) continue;
+        size_t from = kNoSlot, count = 0;
+        for (size_t n = 0; n < nodes_.size(); ++n) {
+            const SNode& node = nodes_[n];
+            if (node.dead) continue;
+            for (size_t to :
+                 {node.out, node.miss, node.kind == SKind::Guard ? kNoSlot : node.match})
+                if (to == g) {
+                    from = n;
+                    ++count;
+                }
+        }
+        if (count != 1 || nodes_[from].kind != SKind::Body) continue;
+        const UnitExit& exit = exits_[nodes_[from].unit];
+        const uint32_t v = guard.test.front();
+        if (!exit.two_way || (exit.taken == v) == (exit.fallthrough == v)) continue;
+        guard.folded = true;
+        ++stats_.guards_folded;
+    }
+}
+
+void GuardSequence::optimize(int level) {
+    for (bool changed = level >= 1; changed;) {
+        changed = redirect_pass(true, level >= 2);
+        changed = drop_always_taken() || changed;
+        // Nodes nothing reaches any more.
+        std::vector<bool> reached(nodes_.size(), false);
+        std::vector<size_t> stack;
+        for (size_t n = 0; n < nodes_.size(); ++n)
+            if (nodes_[n].kind == SKind::Entry) {
+                reached[n] = true;
+                stack.push_back(n);
+            }
+        while (!stack.empty()) {
+            const SNode& node = nodes_[stack.back()];
+            stack.pop_back();
+            for (size_t to : {node.out, node.match, node.miss})
+                if (to != kNoSlot && to != kRegionExit && !reached[to]) {
+                    reached[to] = true;
+                    stack.push_back(to);
+                }
+        }
+        for (size_t n = 0; n < nodes_.size(); ++n)
+            if (!reached[n]) nodes_[n].dead = true;
+    }
+    if (level >= 3) fold_guards();
+    count();
+}
+
+void GuardSequence::count() {
+    stats_.guards = stats_.back_guards = 0;
+    stats_.control_instructions = 0;
+    for (const SNode& node : nodes_) {
+        if (node.dead) continue;
+        if (node.kind == SKind::Guard) {
+            ++stats_.guards;
+            stats_.control_instructions += node.folded ? 1.0 : double(node.test.size() + 1);
+        } else if (node.kind == SKind::BackGuard) {
+            ++stats_.back_guards;
+            stats_.control_instructions += double(node.test.size() + 1);
+        }
+    }
+}
+
+} // namespace cfr::linearize

@@ -1,0 +1,82 @@
+// The guarded-sequence shape of seed 003's linearization: see linear_shape.hpp.
+#include "passes/linearize/linear_shape.hpp"
+
+#include "passes/analysis/loops.hpp"
+#include "passes/analysis/structure.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace cfr::linearize {
+namespace {
+
+bool voted(const ptx::BasicBlock& block, const std::string& predicate) {
+    for (const auto& s : block.statements)
+        if (const auto* in = std::get_if<ptx::Instruction>(&s);
+            in && in->opcode == "vote" && !in->operands.empty() &&
+            in->operands.front().text == predicate)
+            return true;
+    return false;
+}
+
+} // namespace
+
+std::string guarded_sequence_problem(const ptx::Cfg& cfg) {
+    const ptx::BlockId n = static_cast<ptx::BlockId>(cfg.blocks.size());
+    std::vector<std::vector<ptx::BlockId>> succ(n + 1), pred(n + 1);
+    for (const auto& e : cfg.edges) {
+        succ[e.from].push_back(e.to);
+        pred[e.to].push_back(e.from);
+    }
+    std::set<std::pair<ptx::BlockId, ptx::BlockId>> uniform;
+    size_t returns = 0;
+    for (ptx::BlockId b = 0; b < n; ++b) {
+        const ptx::Instruction* t = cfg.blocks[b].terminator();
+        if (!t) continue;
+        const auto kind = t->control();
+        if (kind == ptx::ControlKind::Return || kind == ptx::ControlKind::Exit) {
+            if (t->guard) return fmt::format("block {} returns under a predicate", b);
+            ++returns;
+            continue;
+        }
+        if (kind != ptx::ControlKind::Branch) {
+            if (kind == ptx::ControlKind::IndirectBranch)
+                return fmt::format("block {} ends in brx.idx", b);
+            continue;
+        }
+        if (!t->guard) continue;
+        ptx::BlockId taken = n, fall = n;
+        for (const auto& e : cfg.edges)
+            if (e.from == b) (e.kind == ptx::EdgeKind::FallThrough ? fall : taken) = e.to;
+        if (t->has_modifier(".uni")) {
+            if (!voted(cfg.blocks[b], t->guard->predicate))
+                return fmt::format("block {}: bra.uni on a predicate no vote in the block set", b);
+            uniform.insert({b, taken});
+            continue;
+        }
+        const bool skips_one = fall < n && pred[fall] == std::vector<ptx::BlockId>{b} &&
+                               succ[fall] == std::vector<ptx::BlockId>{taken};
+        if (!skips_one)
+            return fmt::format("block {}: a divergent branch that does not skip one block", b);
+    }
+    if (returns != 1) return fmt::format("{} blocks return, not one", returns);
+
+    Digraph rest(n + 1);
+    for (const auto& e : cfg.edges)
+        if (!(e.kind == ptx::EdgeKind::Taken && uniform.count({e.from, e.to})))
+            rest.add_edge(e.from, e.to);
+    if (analysis::is_cyclic(rest, 0)) return "a cycle that is not a uniform jump";
+    const auto klass = analysis::classify(rest, 0, n).klass;
+    if (klass != analysis::StructuralClass::Linear &&
+        klass != analysis::StructuralClass::TailStructured)
+        return fmt::format("without the uniform jumps the CFG is {}, not a chain of if-thens",
+                           analysis::to_string(klass));
+    for (const auto& [from, to] : analysis::back_edges(cfg.graph(), 0))
+        if (!uniform.count({from, to}))
+            return fmt::format("retreating edge {} -> {} is not a uniform jump", from, to);
+    return {};
+}
+
+} // namespace cfr::linearize
