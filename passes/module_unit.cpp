@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+
 namespace cfr::passes {
 namespace {
 
@@ -156,9 +159,31 @@ const analysis::ModuleDivergence& ModuleUnit::divergence() {
     return *divergence_;
 }
 
+void ModuleUnit::declare_module_variable(ptx::Variable variable) {
+    module_variables_.push_back(std::move(variable));
+}
+
 void ModuleUnit::write_back() {
     for (auto& function : functions_)
         function.write_back();
+    if (module_variables_.empty()) return;
+    std::vector<std::string> names;
+    for (const auto& unit : functions_)
+        names.push_back(unit.function().name);
+    auto& items = module_->items;
+    const auto first_function =
+        std::find_if(items.begin(), items.end(), [](const ptx::TopLevel& item) {
+            return std::holds_alternative<ptx::Function>(item);
+        });
+    items.insert(first_function, std::make_move_iterator(module_variables_.begin()),
+                 std::make_move_iterator(module_variables_.end()));
+    module_variables_.clear();
+    // The insertion moved the functions: point every unit at its function again.
+    for (size_t i = 0; i < functions_.size(); ++i)
+        for (auto& item : items)
+            if (auto* function = std::get_if<ptx::Function>(&item);
+                function && function->body && function->name == names[i])
+                functions_[i].function_ = function;
 }
 
 } // namespace cfr::passes

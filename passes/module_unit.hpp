@@ -47,6 +47,7 @@ public:
     void write_back();
 
 private:
+    friend class ModuleUnit;
     ptx::Function* function_;
     ptx::Cfg cfg_;
     bool changed_ = false;
@@ -79,11 +80,16 @@ public:
     // Divergence of every function's branches, recomputed after any CFG changed.
     const analysis::ModuleDivergence& divergence();
 
-    // Writes the changed functions' bodies back into the module.
+    // Declares a module-scope variable (a .global counter array, say); write_back() puts it
+    // before the module's first function.
+    void declare_module_variable(ptx::Variable variable);
+
+    // Writes the changed functions' bodies and the declared variables back into the module.
     void write_back();
 
 private:
     ptx::Module* module_;
+    std::vector<ptx::Variable> module_variables_;
     std::vector<FunctionUnit> functions_;
     std::vector<std::string> skipped_;
     std::unique_ptr<analysis::ModuleDivergence> divergence_;

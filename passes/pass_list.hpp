@@ -12,5 +12,7 @@ PassInfo restructure_loops_pass();
 PassInfo restructure_loops_copy_pass();
 PassInfo linearize_pass();
 PassInfo blockip_linearize_pass();
+PassInfo divergence_map_pass();
+PassInfo fuse_branches_pass();
 
 } // namespace cfr::passes

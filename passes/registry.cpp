@@ -6,9 +6,15 @@ namespace cfr::passes {
 
 const std::vector<PassInfo>& registered_passes() {
     static const std::vector<PassInfo> passes = {
-        divergence_pass(),        uniform_branches_pass(),       restructure_branches_pass(),
-        restructure_loops_pass(), restructure_loops_copy_pass(),
-        linearize_pass(),         blockip_linearize_pass(),
+        divergence_pass(),
+        uniform_branches_pass(),
+        restructure_branches_pass(),
+        restructure_loops_pass(),
+        restructure_loops_copy_pass(),
+        divergence_map_pass(),
+        fuse_branches_pass(),
+        linearize_pass(),
+        blockip_linearize_pass(),
     };
     return passes;
 }

@@ -1,0 +1,319 @@
+// Finding fusable constructs: the header's two arms as regions bounded by its immediate
+// post-dominator, checked for a single entry, no cycle and nothing fusion cannot keep (warp-wide
+// operations, barriers, calls, returns, carry chains), then paired block by block.
+#include "passes/fusion/arms.hpp"
+
+#include "passes/module_unit.hpp"
+#include "ptx/walk.hpp"
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <string_view>
+
+namespace cfr::fusion {
+namespace {
+
+struct RawExits {
+    std::optional<ptx::BlockId> taken, fall;
+};
+
+RawExits raw_exits(const ptx::Cfg& cfg, ptx::BlockId block) {
+    RawExits exits;
+    for (const auto& e : cfg.edges) {
+        if (e.from != block) continue;
+        if (e.kind == ptx::EdgeKind::Taken) exits.taken = e.to;
+        if (e.kind == ptx::EdgeKind::FallThrough) exits.fall = e.to;
+    }
+    return exits;
+}
+
+ptx::BlockId skip_jumps(const ptx::Cfg& cfg, ptx::BlockId block, ptx::BlockId stop,
+                        std::vector<ptx::BlockId>* jumps) {
+    for (size_t steps = 0; steps < cfg.blocks.size(); ++steps) {
+        if (block >= cfg.blocks.size() || block == stop || !is_jump_only(cfg.blocks[block]))
+            return block;
+        if (jumps) jumps->push_back(block);
+        const auto next = raw_exits(cfg, block).taken;
+        if (!next) return block;
+        block = *next;
+    }
+    return block;
+}
+
+// Instructions that fusion cannot run for both arms' lanes at once or cannot guard: warp-wide
+// operations see a different set of lanes, barriers would merge, calls and returns leave the
+// region, and the carry flag of a chain would be shared between the arms.
+bool fusable(const ptx::Instruction& i) {
+    static constexpr std::array<std::string_view, 25> kept_out = {
+        "call", "bar",      "barrier",  "vote", "shfl",     "match", "activemask", "redux", "elect",
+        "brx",  "ret",      "exit",     "trap", "brkpt",    "addc",  "subc",       "madc",  "wmma",
+        "mma",  "ldmatrix", "stmatrix", "cp",   "mbarrier", "wgmma", "setmaxnreg"};
+    if (std::find(kept_out.begin(), kept_out.end(), i.opcode) != kept_out.end()) return false;
+    if (i.opcode.starts_with("tcgen05") || i.opcode.starts_with("griddepcontrol")) return false;
+    return !i.has_modifier(".cc");
+}
+
+bool fusable_block(const ptx::BasicBlock& block) {
+    for (const auto& s : block.statements) {
+        if (std::holds_alternative<ptx::Variable>(s) || std::holds_alternative<ptx::Scope>(s))
+            return false;
+        if (const auto* d = std::get_if<ptx::Directive>(&s);
+            d && (d->name == ".branchtargets" || d->name == ".calltargets" ||
+                  d->name == ".callprototype"))
+            return false;
+        if (const auto* i = std::get_if<ptx::Instruction>(&s);
+            i && i->control() != ptx::ControlKind::Branch && !fusable(*i))
+            return false;
+    }
+    return true;
+}
+
+int instruction_count(const ptx::BasicBlock& block) {
+    int n = 0;
+    ptx::for_each_instruction(block.statements, [&](const ptx::Instruction&) { ++n; });
+    return n;
+}
+
+class Finder {
+public:
+    Finder(passes::FunctionUnit& function, ptx::BlockId header, size_t max_blocks)
+        : f_(function), cfg_(function.cfg()), n_(cfg_.blocks.size()), max_blocks_(max_blocks) {
+        c_.header = header;
+    }
+
+    std::variant<Construct, std::string> run() {
+        const ptx::Instruction* t = cfg_.blocks[c_.header].terminator();
+        if (!t || t->control() != ptx::ControlKind::Branch || !t->guard)
+            return "not a conditional branch";
+        c_.selector = *t->guard;
+        const auto header_exits = raw_exits(cfg_, c_.header);
+        if (!header_exits.taken || !header_exits.fall) return "not a two-way branch";
+        c_.join = f_.post_dominators().idom[c_.header];
+        if (c_.join >= n_) return "the branch reconverges only at the function's exit";
+        std::vector<ptx::BlockId> into_a, into_b;
+        const auto entry_a = skip_jumps(cfg_, *header_exits.taken, c_.join, &into_a);
+        const auto entry_b = skip_jumps(cfg_, *header_exits.fall, c_.join, &into_b);
+        if (entry_a == c_.join || entry_b == c_.join) return "an arm is empty";
+        if (entry_a >= n_ || entry_b >= n_) return "an arm leaves the function";
+        if (entry_a == entry_b) return "both sides lead to the same block";
+        c_.jumps_into_a = int(into_a.size());
+        c_.jumps_into_b = int(into_b.size());
+        jumps_a_ = into_a;
+        jumps_b_ = into_b;
+        if (auto why = collect(entry_a, c_.region_a, jumps_a_); !why.empty()) return why;
+        if (auto why = collect(entry_b, c_.region_b, jumps_b_); !why.empty()) return why;
+        if (auto why = single_entry(); !why.empty()) return why;
+        if (auto why = pair_up(entry_a, entry_b); !why.empty()) return why;
+        for (auto* list : {&c_.region_a, &c_.region_b, &jumps_a_, &jumps_b_})
+            c_.removed.insert(c_.removed.end(), list->begin(), list->end());
+        std::sort(c_.removed.begin(), c_.removed.end());
+        c_.removed.erase(std::unique(c_.removed.begin(), c_.removed.end()), c_.removed.end());
+        return c_;
+    }
+
+private:
+    passes::FunctionUnit& f_;
+    const ptx::Cfg& cfg_;
+    size_t n_;
+    size_t max_blocks_;
+    Construct c_;
+    std::vector<ptx::BlockId> jumps_a_, jumps_b_;
+
+    std::string collect(ptx::BlockId entry, std::vector<ptx::BlockId>& region,
+                        std::vector<ptx::BlockId>& jumps) {
+        std::vector<ptx::BlockId> stack{entry};
+        std::set<ptx::BlockId> seen{entry};
+        while (!stack.empty()) {
+            const auto x = stack.back();
+            stack.pop_back();
+            if (x == c_.header) return "an arm leads back to the branch";
+            if (!fusable_block(cfg_.blocks[x]))
+                return "an arm holds a warp-wide operation, barrier, call, return or carry chain";
+            region.push_back(x);
+            if (region.size() > max_blocks_) return "an arm has too many blocks";
+            const auto exits = exits_of(x, &jumps);
+            if (!exits) return "an arm holds a block that ends in something other than bra";
+            for (const auto s : successors(*exits)) {
+                if (s == c_.join) continue;
+                if (s >= n_) return "an arm leaves the function";
+                if (seen.insert(s).second) stack.push_back(s);
+            }
+        }
+        std::sort(region.begin(), region.end());
+        return acyclic(entry) ? std::string{} : "an arm holds a loop";
+    }
+
+    std::optional<ArmExits> exits_of(ptx::BlockId x, std::vector<ptx::BlockId>* jumps) const {
+        return arm_exits(cfg_, x, c_.join, jumps);
+    }
+
+    static std::vector<ptx::BlockId> successors(const ArmExits& e) {
+        if (e.conditional) return {e.taken, e.fall};
+        return {e.taken};
+    }
+
+    bool acyclic(ptx::BlockId entry) const {
+        std::vector<int> color(n_, 0); // 0 new, 1 on the path, 2 done
+        std::vector<std::pair<ptx::BlockId, size_t>> stack{{entry, 0}};
+        color[entry] = 1;
+        while (!stack.empty()) {
+            auto& [x, next] = stack.back();
+            const auto succ = successors(*exits_of(x, nullptr));
+            if (next == succ.size()) {
+                color[x] = 2;
+                stack.pop_back();
+                continue;
+            }
+            const auto s = succ[next++];
+            if (s == c_.join) continue;
+            if (color[s] == 1) return false;
+            if (color[s] == 0) {
+                color[s] = 1;
+                stack.push_back({s, 0});
+            }
+        }
+        return true;
+    }
+
+    std::string single_entry() const {
+        const auto& g = f_.graph();
+        for (const auto& [region, jumps] :
+             {std::pair{&c_.region_a, &jumps_a_}, std::pair{&c_.region_b, &jumps_b_}}) {
+            std::set<ptx::BlockId> inside(region->begin(), region->end());
+            inside.insert(jumps->begin(), jumps->end());
+            for (const auto b : inside)
+                for (const auto p : g.pred[b])
+                    if (p != c_.header && !inside.count(p))
+                        return "an arm is entered from outside the branch";
+        }
+        for (const auto b : c_.region_a)
+            if (std::binary_search(c_.region_b.begin(), c_.region_b.end(), b))
+                return "the arms share a block";
+        return {};
+    }
+
+    std::string pair_up(ptx::BlockId entry_a, ptx::BlockId entry_b) {
+        if (c_.region_a.size() != c_.region_b.size()) return "the arms differ in shape";
+        std::vector<ptx::BlockId> partner_a(n_, n_), partner_b(n_, n_);
+        std::vector<bool> flipped(n_, false);
+        std::vector<std::pair<ptx::BlockId, ptx::BlockId>> work{{entry_a, entry_b}};
+        partner_a[entry_a] = entry_b;
+        partner_b[entry_b] = entry_a;
+        const auto consistent = [&](ptx::BlockId u, ptx::BlockId v) {
+            if (u == c_.join || v == c_.join) return u == v;
+            return (partner_a[u] == n_ && partner_b[v] == n_) || partner_a[u] == v;
+        };
+        while (!work.empty()) {
+            const auto [x, y] = work.back();
+            work.pop_back();
+            const auto ex = *exits_of(x, nullptr);
+            const auto ey = *exits_of(y, nullptr);
+            if (ex.conditional != ey.conditional) return "the arms differ in shape";
+            std::vector<std::pair<ptx::BlockId, ptx::BlockId>> next;
+            if (!ex.conditional) {
+                next = {{ex.taken, ey.taken}};
+            } else if (consistent(ex.taken, ey.taken) && consistent(ex.fall, ey.fall) &&
+                       (ex.taken != ex.fall)) {
+                next = {{ex.taken, ey.taken}, {ex.fall, ey.fall}};
+            } else if (consistent(ex.taken, ey.fall) && consistent(ex.fall, ey.taken) &&
+                       (ex.taken != ex.fall)) {
+                next = {{ex.taken, ey.fall}, {ex.fall, ey.taken}};
+                flipped[x] = true;
+            } else {
+                return "the arms differ in shape";
+            }
+            for (const auto& [u, v] : next) {
+                if (!consistent(u, v)) return "the arms differ in shape";
+                if (u == c_.join || partner_a[u] == v) continue;
+                partner_a[u] = v;
+                partner_b[v] = u;
+                work.push_back({u, v});
+            }
+        }
+        for (const auto b : c_.region_a)
+            if (partner_a[b] == n_) return "the arms differ in shape";
+        // Reverse post-order over arm A, from its entry.
+        std::vector<ptx::BlockId> post;
+        std::vector<bool> seen(n_, false);
+        std::vector<std::pair<ptx::BlockId, size_t>> stack{{entry_a, 0}};
+        seen[entry_a] = true;
+        while (!stack.empty()) {
+            auto& [x, next] = stack.back();
+            const auto succ = successors(*exits_of(x, nullptr));
+            if (next == succ.size()) {
+                post.push_back(x);
+                stack.pop_back();
+                continue;
+            }
+            const auto s = succ[next++];
+            if (s != c_.join && !seen[s]) {
+                seen[s] = true;
+                stack.push_back({s, 0});
+            }
+        }
+        for (auto it = post.rbegin(); it != post.rend(); ++it) {
+            BlockPair pair{*it, partner_a[*it], flipped[*it], cost(*it, jumps_a_),
+                           cost(partner_a[*it], jumps_b_)};
+            c_.pairs.push_back(pair);
+        }
+        return {};
+    }
+
+    // Instructions of one pass through the block, with the jump-only block it must go through.
+    int cost(ptx::BlockId block, const std::vector<ptx::BlockId>& jumps) const {
+        const auto raw = raw_exits(cfg_, block);
+        const auto* t = cfg_.blocks[block].terminator();
+        const auto through_jump = [&](std::optional<ptx::BlockId> s) {
+            return s && std::find(jumps.begin(), jumps.end(), *s) != jumps.end();
+        };
+        bool always = false;
+        if (t && t->guard)
+            always = through_jump(raw.taken) && through_jump(raw.fall);
+        else
+            always = through_jump(t ? raw.taken : raw.fall);
+        return instruction_count(cfg_.blocks[block]) + (always ? 1 : 0);
+    }
+};
+
+} // namespace
+
+bool is_jump_only(const ptx::BasicBlock& block) {
+    int instructions = 0;
+    for (const auto& s : block.statements) {
+        if (const auto* i = std::get_if<ptx::Instruction>(&s)) {
+            if (i->opcode != "bra" || i->guard) return false;
+            ++instructions;
+        } else if (!std::holds_alternative<ptx::Label>(s) &&
+                   !std::holds_alternative<ptx::Directive>(s)) {
+            return false;
+        }
+    }
+    return instructions == 1;
+}
+
+std::optional<ArmExits> arm_exits(const ptx::Cfg& cfg, ptx::BlockId block, ptx::BlockId stop,
+                                  std::vector<ptx::BlockId>* jumps) {
+    const auto* t = cfg.blocks[block].terminator();
+    const auto raw = raw_exits(cfg, block);
+    if (t && t->control() != ptx::ControlKind::Branch) return std::nullopt;
+    ArmExits exits;
+    if (t && t->guard) {
+        if (!raw.taken || !raw.fall) return std::nullopt;
+        exits.conditional = true;
+        exits.taken = skip_jumps(cfg, *raw.taken, stop, jumps);
+        exits.fall = skip_jumps(cfg, *raw.fall, stop, jumps);
+        return exits;
+    }
+    const auto next = t ? raw.taken : raw.fall;
+    if (!next) return std::nullopt;
+    exits.taken = exits.fall = skip_jumps(cfg, *next, stop, jumps);
+    return exits;
+}
+
+std::variant<Construct, std::string> find_construct(passes::FunctionUnit& function,
+                                                    ptx::BlockId header, size_t max_blocks) {
+    return Finder(function, header, max_blocks).run();
+}
+
+} // namespace cfr::fusion

@@ -1,0 +1,56 @@
+// The constructs branch fusion works on (seed 001 section 3, extended to regions as in DARM,
+// CGO 2022): a conditional branch whose two arms do not reach each other before the branch's
+// immediate post-dominator, each arm a single-entry, acyclic region that leaves only to that
+// post-dominator, and the two arms of the same shape, so that their blocks pair up one to one
+// (a one-block arm, the if-then-else of seed 001, is the smallest case).
+#pragma once
+
+#include "ptx/cfg.hpp"
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace cfr::passes {
+class FunctionUnit;
+}
+
+namespace cfr::fusion {
+
+// How control leaves a block of an arm, jump-only blocks (nothing but an unguarded bra) skipped.
+struct ArmExits {
+    bool conditional = false;
+    ptx::BlockId taken = 0; // the only successor when not conditional
+    ptx::BlockId fall = 0;
+};
+
+struct BlockPair {
+    ptx::BlockId a = 0, b = 0;
+    bool flipped = false;    // b's taken and fall-through successors pair with a's the other way
+    int original_a_cost = 0; // warp instructions one pass through the block issues
+    int original_b_cost = 0;
+};
+
+struct Construct {
+    ptx::BlockId header = 0;
+    ptx::Guard selector;          // holds for the lanes that run arm A (the branch's taken side)
+    ptx::BlockId join = 0;        // the header's immediate post-dominator
+    std::vector<BlockPair> pairs; // reverse post-order from the arms' entries; pairs[0] = entries
+    std::vector<ptx::BlockId> removed; // the arms' blocks and the jump-only blocks they use
+    std::vector<ptx::BlockId> region_a, region_b;
+    int jumps_into_a = 0, jumps_into_b = 0; // jump-only blocks between the header and each arm
+};
+
+// The construct headed by `header` (a block ending in a conditional bra), or why there is none.
+std::variant<Construct, std::string> find_construct(passes::FunctionUnit& function,
+                                                    ptx::BlockId header, size_t max_blocks);
+
+// The exits of a block with jump-only blocks skipped up to `stop` (and listed in `jumps`); nullopt
+// for a block that ends in anything but bra or a fall-through.
+std::optional<ArmExits> arm_exits(const ptx::Cfg& cfg, ptx::BlockId block, ptx::BlockId stop,
+                                  std::vector<ptx::BlockId>* jumps = nullptr);
+
+bool is_jump_only(const ptx::BasicBlock& block);
+
+} // namespace cfr::fusion

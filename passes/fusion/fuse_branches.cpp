@@ -1,0 +1,174 @@
+// The `fuse-branches` pass: branch fusion (block unification) after Coutinho et al., "Divergence
+// analysis and optimizations" (PACT 2011), as seed 001 sections 3 and 5.2 describe it, extended
+// from single blocks to arms that are small single-entry regions of the same shape (melding, in
+// the spirit of DARM, CGO 2022). For every conditional branch the divergence analysis cannot prove
+// uniform whose arms do not reach each other before its immediate post-dominator (arms.hpp), the
+// arms' blocks are paired, each pair's instruction sequences are aligned by Smith-Waterman, and
+// the construct is replaced by one arm in which aligned instructions run once for all lanes
+// (differing operands chosen by selp on the branch predicate) and the others stay guarded
+// (meld.hpp). Per function, the most profitable construct is fused first and the divergence
+// analysis is run again after each fusion (seed 001 Appendix B).
+//
+// Profit, in warp instructions: `gain`, what one pass through the construct saves when the warp
+// splits at the branch, must reach <min-gain>; `loss`, a bound on what a pass costs more when it
+// does not split (every lane in one arm), must not exceed <max-uniform-loss> (0: never more).
+//
+// Pre: the functions have CFGs. Post: every lane executes the instructions of its own arm, in
+// its arm's order, with the same values; the structural class of a function does not get worse.
+#include "passes/analysis/divergence.hpp"
+#include "passes/fusion/arms.hpp"
+#include "passes/fusion/liveness.hpp"
+#include "passes/fusion/meld.hpp"
+#include "passes/module_unit.hpp"
+#include "passes/pass_list.hpp"
+#include "passes/pipeline.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+namespace cfr::passes {
+namespace {
+
+struct FusionOptions {
+    int min_gain = 2;
+    int max_uniform_loss = 0;
+    size_t max_blocks = 16;
+};
+
+int integer_option(const PassOptions& options, const std::string& name) {
+    const std::string& text = options.at(name);
+    size_t used = 0;
+    int value = 0;
+    try {
+        value = std::stoi(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || text.empty())
+        throw PipelineError("fuse-branches: " + name + " must be an integer, not '" + text + "'");
+    return value;
+}
+
+// Gives the placeholder registers of a melded CFG their real names.
+void declare_registers(FunctionUnit& function, fusion::Fused& fused,
+                       std::map<std::string, std::string>& added_types) {
+    std::map<std::string, std::string> real;
+    for (const auto& [placeholder, type] : fused.registers) {
+        real[placeholder] = function.new_register(type, "fuse");
+        added_types[real[placeholder]] = type;
+    }
+    const auto rename = [&](std::string& text) {
+        if (const auto it = real.find(text); it != real.end()) text = it->second;
+    };
+    std::function<void(ptx::Operand&)> visit = [&](ptx::Operand& o) {
+        if (o.kind == ptx::Operand::Kind::Register) rename(o.text);
+        for (auto& e : o.elements)
+            visit(e);
+    };
+    for (auto& block : fused.cfg.blocks)
+        for (auto& s : block.statements)
+            if (auto* i = std::get_if<ptx::Instruction>(&s)) {
+                if (i->guard) rename(i->guard->predicate);
+                for (auto& o : i->operands)
+                    visit(o);
+            }
+}
+
+class FuseBranchesPass : public Pass {
+public:
+    explicit FuseBranchesPass(FusionOptions options) : options_(options) {}
+
+    PassReport run(ModuleUnit& unit) override {
+        PassReport report;
+        for (size_t k = 0; k < unit.functions().size(); ++k)
+            fuse_function(unit, unit.functions()[k], report);
+        return report;
+    }
+
+private:
+    FusionOptions options_;
+
+    std::optional<fusion::Fused> best_construct(ModuleUnit& unit, FunctionUnit& function,
+                                                const std::map<std::string, std::string>& added,
+                                                PassReport& report) {
+        const auto* verdicts = unit.divergence().find(function.function().name);
+        if (!verdicts) return std::nullopt;
+        std::vector<ptx::BlockId> headers;
+        for (const auto& branch : verdicts->branches) {
+            const auto* t = function.cfg().blocks[branch.block].terminator();
+            if (branch.divergent && t && t->control() == ptx::ControlKind::Branch && t->guard)
+                headers.push_back(branch.block);
+        }
+        if (headers.empty()) return std::nullopt;
+        const auto liveness = fusion::register_liveness(function.cfg());
+        fusion::RegisterTypes types(function.cfg());
+        for (const auto& [name, type] : added)
+            types.add(name, type);
+        std::optional<fusion::Fused> best;
+        for (const auto header : headers) {
+            auto construct = fusion::find_construct(function, header, options_.max_blocks);
+            if (!std::holds_alternative<fusion::Construct>(construct)) continue;
+            std::string why;
+            auto fused = fusion::meld(function, std::get<fusion::Construct>(construct), liveness,
+                                      types, {}, why);
+            if (!fused) continue;
+            if (fused->divergent_gain < options_.min_gain ||
+                fused->uniform_loss > options_.max_uniform_loss) {
+                report.count("constructs not profitable");
+                continue;
+            }
+            if (!best || fused->divergent_gain > best->divergent_gain) best = std::move(fused);
+        }
+        return best;
+    }
+
+    void fuse_function(ModuleUnit& unit, FunctionUnit& function, PassReport& report) {
+        std::map<std::string, std::string> added;
+        // Each fusion removes a branch, so this ends; the bound guards against surprises.
+        for (size_t round = 0; round < function.cfg().blocks.size() + 1; ++round) {
+            auto best = best_construct(unit, function, added, report);
+            if (!best) return;
+            declare_registers(function, *best, added);
+            report.changed = true;
+            report.count("branches fused");
+            report.count("instructions fused", best->matched);
+            report.count("selects added", best->selects);
+            report.count("moves added", best->copies);
+            report.count("estimated gain", best->divergent_gain);
+            report.count("static instructions added",
+                         best->instructions_after - best->instructions_before);
+            function.mutable_cfg() = std::move(best->cfg);
+        }
+    }
+};
+
+} // namespace
+
+PassInfo fuse_branches_pass() {
+    return {"fuse-branches",
+            "branch fusion (seed 001): melds the two arms of a divergent branch, aligned by "
+            "Smith-Waterman, into one arm with selp for operands that differ",
+            {{"min-gain",
+              "fuse only where a divergent pass through the construct saves at least this many "
+              "warp instructions",
+              {},
+              "2"},
+             {"max-uniform-loss",
+              "fuse only where a pass that does not diverge costs at most this many warp "
+              "instructions more (0: never more)",
+              {},
+              "0"},
+             {"max-blocks", "the largest arm (in blocks) to meld", {}, "16"}},
+            [](const PassOptions& options) {
+                FusionOptions o;
+                o.min_gain = integer_option(options, "min-gain");
+                o.max_uniform_loss = integer_option(options, "max-uniform-loss");
+                o.max_blocks = size_t(std::max(1, integer_option(options, "max-blocks")));
+                return std::make_unique<FuseBranchesPass>(o);
+            }};
+}
+
+} // namespace cfr::passes

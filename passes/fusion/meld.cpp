@@ -1,0 +1,845 @@
+// Melding two arms: which registers are each arm's own, the alignment of every block pair, which
+// own registers the two arms can share, then the fused blocks, the new CFG and what it costs.
+#include "passes/fusion/meld.hpp"
+
+#include "passes/fusion/alignment.hpp"
+#include "passes/module_unit.hpp"
+#include "ptx/def_use.hpp"
+#include "ptx/walk.hpp"
+
+#include <algorithm>
+#include <array>
+#include <set>
+#include <string_view>
+
+namespace cfr::fusion {
+
+RegisterTypes::RegisterTypes(const ptx::Cfg& cfg) {
+    for (const auto& block : cfg.blocks)
+        for (const auto& s : block.statements) {
+            const auto* v = std::get_if<ptx::Variable>(&s);
+            if (!v || v->space != ".reg" || !v->vector.empty()) continue;
+            if (v->range)
+                ranges_[v->name] = {*v->range, v->type};
+            else
+                exact_[v->name] = v->type;
+        }
+}
+
+std::optional<std::string> RegisterTypes::type_of(const std::string& name) const {
+    if (const auto it = exact_.find(name); it != exact_.end()) return it->second;
+    size_t digits = name.size();
+    while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
+        --digits;
+    if (digits == name.size()) return std::nullopt;
+    const auto it = ranges_.find(name.substr(0, digits));
+    if (it == ranges_.end()) return std::nullopt;
+    if (std::stoull(name.substr(digits)) >= it->second.first) return std::nullopt;
+    return it->second.second;
+}
+
+namespace {
+
+using ptx::Instruction;
+using ptx::Operand;
+
+enum Side { A = 0, B = 1 };
+
+// ---- instruction forms and what fusing two costs --------------------------------------------
+
+constexpr std::array<std::string_view, 11> kSelpTypes = {
+    ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
+
+bool is_selp_type(std::string_view t) {
+    return std::find(kSelpTypes.begin(), kSelpTypes.end(), t) != kSelpTypes.end();
+}
+
+// The selp type that moves a value of a register's declared type; nullopt where none does.
+std::optional<std::string> selp_type(const std::string& declared) {
+    if (is_selp_type(declared)) return declared;
+    if (declared == ".f16" || declared == ".bf16") return std::string(".b16");
+    if (declared == ".f16x2" || declared == ".bf16x2") return std::string(".b32");
+    return std::nullopt;
+}
+
+// The type of an immediate source operand at `position`, for instructions whose sources all have
+// the instruction's type.
+std::optional<std::string> immediate_type(const Instruction& i, size_t position) {
+    static constexpr std::array<std::string_view, 13> same_typed = {
+        "add", "sub", "mul", "mad", "min", "max", "and", "or", "xor", "div", "rem", "mov", "setp"};
+    if (std::find(same_typed.begin(), same_typed.end(), i.opcode) == same_typed.end())
+        return std::nullopt;
+    if (i.has_modifier(".wide")) return std::nullopt;
+    if (i.opcode == "setp" && position > 2) return std::nullopt;
+    for (auto it = i.modifiers.rbegin(); it != i.modifiers.rend(); ++it)
+        if (is_selp_type(*it)) return *it;
+    return std::nullopt;
+}
+
+bool is_memory(const Instruction& i) {
+    static constexpr std::array<std::string_view, 9> memory = {"ld",  "st",   "ldu",  "atom", "red",
+                                                               "tex", "tld4", "suld", "sust"};
+    return std::find(memory.begin(), memory.end(), i.opcode) != memory.end();
+}
+
+// setp a, b with the comparison that reads b, a.
+std::optional<std::string> swapped_comparison(const std::string& cmp) {
+    static const std::map<std::string, std::string> swap = {
+        {".lt", ".gt"},   {".gt", ".lt"},   {".le", ".ge"},  {".ge", ".le"},   {".lo", ".hi"},
+        {".hi", ".lo"},   {".ls", ".hs"},   {".hs", ".ls"},  {".ltu", ".gtu"}, {".gtu", ".ltu"},
+        {".leu", ".geu"}, {".geu", ".leu"}, {".eq", ".eq"},  {".ne", ".ne"},   {".equ", ".equ"},
+        {".neu", ".neu"}, {".num", ".num"}, {".nan", ".nan"}};
+    const auto it = swap.find(cmp);
+    if (it == swap.end()) return std::nullopt;
+    return it->second;
+}
+
+// The instruction itself and the equivalent spellings with its two sources swapped.
+std::vector<Instruction> forms(const Instruction& i) {
+    std::vector<Instruction> out{i};
+    if (i.operands.size() < 3) return out;
+    if (i.opcode == "setp" && !i.modifiers.empty()) {
+        if (const auto cmp = swapped_comparison(i.modifiers.front())) {
+            Instruction s = i;
+            s.modifiers.front() = *cmp;
+            std::swap(s.operands[1], s.operands[2]);
+            if (!(s == i)) out.push_back(std::move(s));
+        }
+        return out;
+    }
+    static constexpr std::array<std::string_view, 7> commutative = {"add", "mul", "and", "or",
+                                                                    "xor", "min", "max"};
+    if (i.operands.size() == 3 &&
+        std::find(commutative.begin(), commutative.end(), i.opcode) != commutative.end()) {
+        Instruction s = i;
+        std::swap(s.operands[1], s.operands[2]);
+        if (!(s == i)) out.push_back(std::move(s));
+    }
+    return out;
+}
+
+struct BlockCode {
+    std::vector<const Instruction*> body;                       // without the terminator
+    std::vector<std::vector<const ptx::Statement*>> directives; // before each body instruction
+    std::vector<const ptx::Statement*> trailing;                // after the last one
+    const Instruction* terminator = nullptr;
+};
+
+BlockCode block_code(const ptx::BasicBlock& block) {
+    BlockCode code;
+    std::vector<const ptx::Statement*> pending;
+    for (const auto& s : block.statements) {
+        if (const auto* i = std::get_if<Instruction>(&s)) {
+            if (i->control() == ptx::ControlKind::Branch) {
+                code.terminator = i;
+                continue;
+            }
+            code.body.push_back(i);
+            code.directives.push_back(std::move(pending));
+            pending.clear();
+        } else if (std::holds_alternative<ptx::Directive>(s)) {
+            pending.push_back(&s);
+        }
+    }
+    code.trailing = std::move(pending);
+    return code;
+}
+
+Operand reg(const std::string& name) {
+    Operand o;
+    o.kind = Operand::Kind::Register;
+    o.text = name;
+    return o;
+}
+
+Operand label(const std::string& name) {
+    Operand o;
+    o.kind = Operand::Kind::Label;
+    o.text = name;
+    return o;
+}
+
+Instruction make(std::string opcode, std::vector<std::string> modifiers,
+                 std::vector<Operand> operands, std::optional<ptx::Guard> guard = std::nullopt) {
+    Instruction i;
+    i.guard = std::move(guard);
+    i.opcode = std::move(opcode);
+    i.modifiers = std::move(modifiers);
+    i.operands = std::move(operands);
+    return i;
+}
+
+template <typename F>
+void for_each_register(Operand& o, F&& f) {
+    if (o.kind == Operand::Kind::Register) f(o.text);
+    for (auto& e : o.elements)
+        for_each_register(e, f);
+}
+
+// ---- the melder ------------------------------------------------------------------------------
+
+class Melder {
+public:
+    Melder(passes::FunctionUnit& function, const Construct& construct, const Liveness& liveness,
+           const RegisterTypes& types, const MeldOptions& options)
+        : f_(function), cfg_(function.cfg()), c_(construct), live_(liveness), types_(types),
+          options_(options) {
+        for (const auto& pair : c_.pairs) {
+            code_[A].push_back(block_code(cfg_.blocks[pair.a]));
+            code_[B].push_back(block_code(cfg_.blocks[pair.b]));
+        }
+        redefined_selector_ = defines_anywhere(c_.selector.predicate);
+    }
+
+    std::optional<Fused> run(std::string& why) {
+        find_own_registers(A, c_.region_a);
+        find_own_registers(B, c_.region_b);
+        for (size_t k = 0; k < c_.pairs.size(); ++k)
+            alignments_.push_back(align(k));
+        plan_shared_registers();
+        sel_ = c_.selector;
+        if (redefined_selector_) sel_ = ptx::Guard{temporary(".pred"), false};
+        std::vector<std::vector<ptx::Statement>> blocks;
+        for (size_t k = 0; k < c_.pairs.size(); ++k) {
+            blocks.push_back(emit_pair(k));
+            if (failed_) {
+                why = failure_;
+                return std::nullopt;
+            }
+        }
+        return assemble(std::move(blocks));
+    }
+
+private:
+    passes::FunctionUnit& f_;
+    const ptx::Cfg& cfg_;
+    const Construct& c_;
+    const Liveness& live_;
+    const RegisterTypes& types_;
+    MeldOptions options_;
+    std::array<std::vector<BlockCode>, 2> code_;
+    std::array<std::set<std::string>, 2> own_;
+    std::array<std::set<std::string>, 2> own_fused_def_; // own registers an aligned pair defines
+    std::array<std::map<std::string, std::string>, 2> rename_;
+    std::vector<Alignment> alignments_;
+    bool redefined_selector_ = false;
+    ptx::Guard sel_;                          // holds for arm A's lanes
+    std::array<std::string, 2> positive_sel_; // a predicate register set for the side's lanes
+    std::vector<Instruction> header_code_;    // goes where the header's branch was
+    std::vector<std::pair<std::string, std::string>> temporaries_;
+    int selects_ = 0, copies_ = 0, matched_ = 0;
+    bool failed_ = false;
+    std::string failure_;
+
+    bool defines_anywhere(const std::string& reg) const {
+        for (const auto* region : {&c_.region_a, &c_.region_b})
+            for (const auto b : *region)
+                for (const auto& s : cfg_.blocks[b].statements)
+                    if (const auto* i = std::get_if<Instruction>(&s))
+                        for (auto d : ptx::defined_registers(*i))
+                            if (d == reg) return true;
+        return false;
+    }
+
+    std::string temporary(const std::string& type) {
+        std::string name = "%cfr_fuse_pending" + std::to_string(temporaries_.size());
+        temporaries_.push_back({name, type});
+        return name;
+    }
+
+    void fail(std::string why) {
+        if (!failed_) failure_ = std::move(why);
+        failed_ = true;
+    }
+
+    // -- own registers -------------------------------------------------------------------------
+
+    void find_own_registers(Side side, const std::vector<ptx::BlockId>& region) {
+        struct Site {
+            ptx::BlockId block;
+            size_t index;
+            bool guarded;
+        };
+        std::map<std::string, std::vector<Site>> defs, uses;
+        for (const auto b : region) {
+            size_t index = 0;
+            ptx::for_each_instruction(cfg_.blocks[b].statements, [&](const Instruction& i) {
+                for (auto u : ptx::used_registers(i))
+                    uses[std::string(u)].push_back({b, index, false});
+                for (auto d : ptx::defined_registers(i))
+                    defs[std::string(d)].push_back({b, index, bool(i.guard)});
+                ++index;
+            });
+        }
+        const auto& dom = f_.dominators();
+        for (const auto& [name, sites] : defs) {
+            if (sites.size() != 1 || sites[0].guarded) continue;
+            if (name == c_.selector.predicate || live_.live_at(c_.join, name)) continue;
+            const Site def = sites[0];
+            bool before_uses = true;
+            for (const auto& use : uses[name])
+                before_uses =
+                    before_uses && (use.block == def.block ? use.index > def.index
+                                                           : dom.dominates(def.block, use.block));
+            if (before_uses) own_[side].insert(name);
+        }
+    }
+
+    bool own(Side side, const std::string& name) const { return own_[side].count(name) != 0; }
+
+    // -- alignment -----------------------------------------------------------------------------
+
+    // What fusing `x` (arm A) with the form `y` (arm B) is worth: the instruction issued once
+    // instead of twice (a memory instruction counts double), less the selects and moves it needs,
+    // counting two own registers as shareable.
+    std::optional<int> gain(const Instruction& x, const Instruction& y) const {
+        if (x.opcode != y.opcode || x.modifiers != y.modifiers ||
+            x.operands.size() != y.operands.size() || bool(x.guard) != bool(y.guard))
+            return std::nullopt;
+        const bool dest = ptx::has_destination(x);
+        // A guarded pair writes only where its guard holds: no hand-over moves for it.
+        if (x.guard && dest && !(x.operands[0] == y.operands[0])) return std::nullopt;
+        int cost = 0;
+        if (x.guard && !(x.guard == y.guard))
+            cost += (own(A, x.guard->predicate) && own(B, y.guard->predicate)) ? 0 : 2;
+        for (size_t k = 0; k < x.operands.size(); ++k) {
+            const auto c = k == 0 && dest ? dest_cost(x.operands[k], y.operands[k])
+                                          : source_cost(x, k, x.operands[k], y.operands[k]);
+            if (!c) return std::nullopt;
+            cost += *c;
+        }
+        return (is_memory(x) ? 2 : 1) - cost;
+    }
+
+    std::optional<int> dest_cost(const Operand& a, const Operand& b) const {
+        if (a.kind != b.kind || a.elements.size() != b.elements.size()) return std::nullopt;
+        if (a.kind == Operand::Kind::Sink) return 0;
+        if (a.kind == Operand::Kind::Register) {
+            if (a.text == b.text || (own(A, a.text) && own(B, b.text))) return 0;
+            return int(!own(A, a.text)) + int(!own(B, b.text));
+        }
+        if (a.kind != Operand::Kind::Vector && a.kind != Operand::Kind::Pair) return std::nullopt;
+        int cost = 0;
+        for (size_t k = 0; k < a.elements.size(); ++k) {
+            const auto c = dest_cost(a.elements[k], b.elements[k]);
+            if (!c) return std::nullopt;
+            cost += *c;
+        }
+        return cost;
+    }
+
+    std::optional<int> source_cost(const Instruction& x, size_t position, const Operand& a,
+                                   const Operand& b) const {
+        if (a == b) return 0;
+        if (a.negated != b.negated) return std::nullopt;
+        using K = Operand::Kind;
+        const bool scalar_a = a.kind == K::Register || a.kind == K::Immediate;
+        const bool scalar_b = b.kind == K::Register || b.kind == K::Immediate;
+        if (scalar_a && scalar_b) {
+            if (a.negated) return std::nullopt;
+            if (a.kind == K::Register && b.kind == K::Register && own(A, a.text) && own(B, b.text))
+                return 0;
+            const auto type = operand_type(x, position, a, b);
+            if (!type) return std::nullopt;
+            if (*type == ".pred")
+                return (a.kind == K::Register && b.kind == K::Register) ? std::optional<int>(2)
+                                                                        : std::nullopt;
+            return selp_type(*type) ? std::optional<int>(1) : std::nullopt;
+        }
+        if (a.kind == K::Address && b.kind == K::Address) {
+            if (a.elements.size() != 1 || b.elements.size() != 1 || a.offset != b.offset)
+                return std::nullopt;
+            if (a.elements[0].kind != K::Register || b.elements[0].kind != K::Register)
+                return std::nullopt;
+            return source_cost(x, position, a.elements[0], b.elements[0]);
+        }
+        if (a.kind == K::Vector && b.kind == K::Vector && a.elements.size() == b.elements.size()) {
+            int cost = 0;
+            for (size_t k = 0; k < a.elements.size(); ++k) {
+                const auto c = source_cost(x, position, a.elements[k], b.elements[k]);
+                if (!c) return std::nullopt;
+                cost += *c;
+            }
+            return cost;
+        }
+        return std::nullopt;
+    }
+
+    std::optional<std::string> operand_type(const Instruction& x, size_t position, const Operand& a,
+                                            const Operand& b) const {
+        for (const auto* o : {&a, &b})
+            if (o->kind == Operand::Kind::Register)
+                if (auto t = register_type(o->text)) return t;
+        if (a.kind == Operand::Kind::Immediate && b.kind == Operand::Kind::Immediate)
+            return immediate_type(x, position);
+        return std::nullopt;
+    }
+
+    std::optional<std::string> register_type(const std::string& name) const {
+        for (const auto& [temp, type] : temporaries_)
+            if (temp == name) return type;
+        return types_.type_of(name);
+    }
+
+    // The form of y that fuses best with x, and its gain.
+    std::optional<std::pair<int, Instruction>> best_form(const Instruction& x,
+                                                         const Instruction& y) const {
+        std::optional<std::pair<int, Instruction>> best;
+        for (auto& form : forms(y))
+            if (const auto g = gain(x, form); g && (!best || *g > best->first))
+                best = {*g, std::move(form)};
+        return best;
+    }
+
+    Alignment align(size_t k) const {
+        const auto& xs = code_[A][k].body;
+        const auto& ys = code_[B][k].body;
+        return smith_waterman(
+            xs.size(), ys.size(),
+            [&](size_t i, size_t j) -> std::optional<int> {
+                const auto best = best_form(*xs[i], *ys[j]);
+                if (!best) return std::nullopt;
+                return best->first;
+            },
+            options_.gap);
+    }
+
+    // -- shared own registers ------------------------------------------------------------------
+
+    // Pairs of own registers (one per arm) that one register can hold: the destinations of an
+    // aligned pair, or registers that arm-only instructions define and an aligned pair or the
+    // paired branches read at the same place.
+    void plan_shared_registers() {
+        for (size_t k = 0; k < c_.pairs.size(); ++k)
+            for (const auto& step : alignments_[k].steps)
+                if (step.step == Step::Match) {
+                    for (auto d : ptx::defined_registers(*code_[A][k].body[step.a]))
+                        own_fused_def_[A].insert(std::string(d));
+                    for (auto d : ptx::defined_registers(*code_[B][k].body[step.b]))
+                        own_fused_def_[B].insert(std::string(d));
+                }
+        for (size_t k = 0; k < c_.pairs.size(); ++k) {
+            for (const auto& step : alignments_[k].steps) {
+                if (step.step != Step::Match) continue;
+                const Instruction& x = *code_[A][k].body[step.a];
+                const Instruction y = best_form(x, *code_[B][k].body[step.b])->second;
+                if (x.guard) share_read(x.guard->predicate, y.guard->predicate);
+                const bool dest = ptx::has_destination(x);
+                for (size_t p = 0; p < x.operands.size(); ++p) {
+                    if (p == 0 && dest)
+                        share_written(x.operands[p], y.operands[p]);
+                    else
+                        share_read_operand(x.operands[p], y.operands[p]);
+                }
+            }
+            const auto* tx = code_[A][k].terminator;
+            const auto* ty = code_[B][k].terminator;
+            if (tx && ty && tx->guard && ty->guard)
+                share_read(tx->guard->predicate, ty->guard->predicate);
+        }
+    }
+
+    bool free_to_share(const std::string& a, const std::string& b) const {
+        return a != b && own(A, a) && own(B, b) && !rename_[A].count(a) && !rename_[B].count(b);
+    }
+
+    void share(const std::string& a, const std::string& b) {
+        const auto type = register_type(a);
+        if (!type || type != register_type(b)) return;
+        const std::string shared = temporary(*type);
+        rename_[A][a] = shared;
+        rename_[B][b] = shared;
+    }
+
+    void share_written(const Operand& a, const Operand& b) {
+        if (a.kind == Operand::Kind::Register && b.kind == Operand::Kind::Register) {
+            if (free_to_share(a.text, b.text)) share(a.text, b.text);
+            return;
+        }
+        if (a.elements.size() == b.elements.size())
+            for (size_t k = 0; k < a.elements.size(); ++k)
+                share_written(a.elements[k], b.elements[k]);
+    }
+
+    void share_read(const std::string& a, const std::string& b) {
+        if (free_to_share(a, b) && !own_fused_def_[A].count(a) && !own_fused_def_[B].count(b))
+            share(a, b);
+    }
+
+    void share_read_operand(const Operand& a, const Operand& b) {
+        if (a.kind == Operand::Kind::Register && b.kind == Operand::Kind::Register) {
+            share_read(a.text, b.text);
+            return;
+        }
+        if (a.kind == b.kind && a.elements.size() == b.elements.size())
+            for (size_t k = 0; k < a.elements.size(); ++k)
+                share_read_operand(a.elements[k], b.elements[k]);
+    }
+
+    // -- emitting ------------------------------------------------------------------------------
+
+    std::string name(Side side, const std::string& reg) const {
+        const auto it = rename_[side].find(reg);
+        return it == rename_[side].end() ? reg : it->second;
+    }
+
+    Operand renamed(Side side, Operand o) const {
+        for_each_register(o, [&](std::string& text) { text = name(side, text); });
+        return o;
+    }
+
+    ptx::Guard side_guard(Side side) const {
+        return ptx::Guard{sel_.predicate, side == A ? sel_.negated : !sel_.negated};
+    }
+
+    // A predicate register that holds exactly for the side's lanes.
+    std::string positive(Side side) {
+        const ptx::Guard g = side_guard(side);
+        if (!g.negated) return g.predicate;
+        if (positive_sel_[side].empty()) {
+            positive_sel_[side] = temporary(".pred");
+            header_code_.push_back(
+                make("not", {".pred"}, {reg(positive_sel_[side]), reg(g.predicate)}));
+        }
+        return positive_sel_[side];
+    }
+
+    // t := for A's lanes a, for B's lanes b (predicates, each possibly negated).
+    std::string select_predicate(const ptx::Guard& a, const ptx::Guard& b,
+                                 std::vector<Instruction>& out) {
+        const std::string t = temporary(".pred");
+        out.push_back(make(b.negated ? "not" : "mov", {".pred"}, {reg(t), reg(b.predicate)}));
+        out.push_back(
+            make(a.negated ? "not" : "mov", {".pred"}, {reg(t), reg(a.predicate)}, side_guard(A)));
+        selects_ += 2;
+        return t;
+    }
+
+    Operand select(const Instruction& x, size_t position, const Operand& a, const Operand& b,
+                   std::vector<Instruction>& out) {
+        if (a == b) return a;
+        using K = Operand::Kind;
+        if (a.kind == K::Address && b.kind == K::Address && a.elements.size() == 1 &&
+            b.elements.size() == 1 && a.offset == b.offset) {
+            Operand address = a;
+            address.elements[0] = select(x, position, a.elements[0], b.elements[0], out);
+            return address;
+        }
+        if (a.kind == K::Vector && b.kind == K::Vector && a.elements.size() == b.elements.size()) {
+            Operand vector = a;
+            for (size_t k = 0; k < a.elements.size(); ++k)
+                vector.elements[k] = select(x, position, a.elements[k], b.elements[k], out);
+            return vector;
+        }
+        const bool scalar = (a.kind == K::Register || a.kind == K::Immediate) &&
+                            (b.kind == K::Register || b.kind == K::Immediate) && !a.negated &&
+                            !b.negated;
+        const auto type = scalar ? operand_type(x, position, a, b) : std::nullopt;
+        if (!type) {
+            fail("operands that differ and cannot be selected");
+            return a;
+        }
+        if (*type == ".pred") {
+            if (a.kind != K::Register || b.kind != K::Register) {
+                fail("predicate operands that differ and cannot be selected");
+                return a;
+            }
+            return reg(select_predicate({a.text, false}, {b.text, false}, out));
+        }
+        const auto selp = selp_type(*type);
+        if (!selp) {
+            fail("operands of type " + *type + " that differ");
+            return a;
+        }
+        const std::string t = temporary(*type);
+        const bool a_first = !sel_.negated;
+        out.push_back(
+            make("selp", {*selp}, {reg(t), a_first ? a : b, a_first ? b : a, reg(sel_.predicate)}));
+        ++selects_;
+        return reg(t);
+    }
+
+    // The destination of an aligned pair; values of registers that are not the arms' own are
+    // handed over by guarded moves after the instruction.
+    Operand destination(const Operand& a, const Operand& b, std::vector<Instruction>& after) {
+        using K = Operand::Kind;
+        if (a.kind == K::Vector || a.kind == K::Pair) {
+            Operand out = a;
+            for (size_t k = 0; k < a.elements.size(); ++k)
+                out.elements[k] = destination(a.elements[k], b.elements[k], after);
+            return out;
+        }
+        if (a.kind == K::Sink && b.kind == K::Sink) return a;
+        const std::string ra = a.kind == K::Register ? name(A, a.text) : "";
+        const std::string rb = b.kind == K::Register ? name(B, b.text) : "";
+        if (a.kind == K::Register && ra == rb) return reg(ra);
+        const auto type = register_type(a.kind == K::Register ? a.text : b.text);
+        if (!type) {
+            fail("a destination of unknown type");
+            return a;
+        }
+        const std::string t = temporary(*type);
+        const std::array<std::pair<Side, const Operand*>, 2> sides = {std::pair{A, &a},
+                                                                      std::pair{B, &b}};
+        for (const auto& [side, d] : sides) {
+            if (d->kind != K::Register) continue;
+            if (own(side, d->text)) {
+                rename_[side][d->text] = t;
+                continue;
+            }
+            const std::string mov_type =
+                *type == ".pred" ? ".pred" : selp_type(*type).value_or(*type);
+            after.push_back(make("mov", {mov_type}, {reg(d->text), reg(t)}, side_guard(side)));
+            ++copies_;
+        }
+        return reg(t);
+    }
+
+    void emit_alone(Side side, const Instruction& original, std::vector<ptx::Statement>& out) {
+        Instruction i = original;
+        for (auto& o : i.operands)
+            o = renamed(side, o);
+        if (!i.guard) {
+            i.guard = side_guard(side);
+        } else {
+            const ptx::Guard own_guard{name(side, i.guard->predicate), i.guard->negated};
+            const std::string g = temporary(".pred");
+            if (!own_guard.negated) { // side and p
+                out.push_back(make("and", {".pred"},
+                                   {reg(g), reg(positive(side)), reg(own_guard.predicate)}));
+                i.guard = ptx::Guard{g, false};
+            } else { // side and !p == !(other side or p)
+                const Side other = side == A ? B : A;
+                out.push_back(make("or", {".pred"},
+                                   {reg(g), reg(positive(other)), reg(own_guard.predicate)}));
+                i.guard = ptx::Guard{g, true};
+            }
+        }
+        out.push_back(std::move(i));
+    }
+
+    void emit_fused(const Instruction& x, const Instruction& y, std::vector<ptx::Statement>& out) {
+        std::vector<Instruction> before, after;
+        Instruction fused = x;
+        if (x.guard) {
+            const ptx::Guard ga{name(A, x.guard->predicate), x.guard->negated};
+            const ptx::Guard gb{name(B, y.guard->predicate), y.guard->negated};
+            fused.guard = ga == gb ? ga : ptx::Guard{select_predicate(ga, gb, before), false};
+        }
+        const bool dest = ptx::has_destination(x);
+        for (size_t k = 0; k < x.operands.size(); ++k) {
+            if (k == 0 && dest) continue;
+            fused.operands[k] =
+                select(x, k, renamed(A, x.operands[k]), renamed(B, y.operands[k]), before);
+        }
+        if (dest) fused.operands[0] = destination(x.operands[0], y.operands[0], after);
+        if (x.guard && !after.empty()) fail("a guarded pair whose destinations differ");
+        for (auto& i : before)
+            out.push_back(std::move(i));
+        out.push_back(std::move(fused));
+        for (auto& i : after)
+            out.push_back(std::move(i));
+        ++matched_;
+    }
+
+    std::vector<ptx::Statement> emit_pair(size_t k) {
+        std::vector<ptx::Statement> out;
+        const auto& xa = code_[A][k];
+        const auto& yb = code_[B][k];
+        const auto directives_before = [&](size_t i) {
+            for (const auto* d : xa.directives[i])
+                out.push_back(*d);
+        };
+        for (const auto& step : alignments_[k].steps) {
+            switch (step.step) {
+            case Step::Match: {
+                directives_before(step.a);
+                const auto y = best_form(*xa.body[step.a], *yb.body[step.b])->second;
+                emit_fused(*xa.body[step.a], y, out);
+                break;
+            }
+            case Step::OnlyA:
+                directives_before(step.a);
+                emit_alone(A, *xa.body[step.a], out);
+                break;
+            case Step::OnlyB:
+                emit_alone(B, *yb.body[step.b], out);
+                break;
+            }
+        }
+        for (const auto* d : xa.trailing)
+            out.push_back(*d);
+        return out;
+    }
+
+    // The guard of a pair's fused branch, or nullopt for an unconditional pair.
+    std::optional<ptx::Guard> branch_guard(size_t k, std::vector<ptx::Statement>& out) {
+        const auto* tx = code_[A][k].terminator;
+        const auto* ty = code_[B][k].terminator;
+        if (!tx || !tx->guard) return std::nullopt;
+        const ptx::Guard ga{name(A, tx->guard->predicate), tx->guard->negated};
+        ptx::Guard gb{name(B, ty->guard->predicate), ty->guard->negated};
+        if (c_.pairs[k].flipped) gb.negated = !gb.negated;
+        if (ga == gb) return ga;
+        std::vector<Instruction> code;
+        const std::string t = select_predicate(ga, gb, code);
+        for (auto& i : code)
+            out.push_back(std::move(i));
+        return ptx::Guard{t, false};
+    }
+
+    // -- the new CFG ---------------------------------------------------------------------------
+
+    std::optional<Fused> assemble(std::vector<std::vector<ptx::Statement>> bodies) {
+        const size_t n = cfg_.blocks.size();
+        const auto removed = [&](ptx::BlockId b) {
+            return std::binary_search(c_.removed.begin(), c_.removed.end(), b);
+        };
+        // New order: the kept blocks in order, the fused blocks right after the header.
+        std::vector<ptx::BlockId> new_id(n, ptx::BlockId(-1));
+        std::vector<size_t> fused_id(c_.pairs.size());
+        std::vector<std::optional<ptx::BlockId>> order; // nullopt + index: fused block
+        std::vector<size_t> order_fused;
+        ptx::BlockId next = 0;
+        for (ptx::BlockId b = 0; b < n; ++b) {
+            if (removed(b)) continue;
+            new_id[b] = next++;
+            order.push_back(b);
+            order_fused.push_back(0);
+            if (b != c_.header) continue;
+            for (size_t k = 0; k < c_.pairs.size(); ++k) {
+                fused_id[k] = next++;
+                order.push_back(std::nullopt);
+                order_fused.push_back(k);
+            }
+        }
+        std::map<ptx::BlockId, size_t> pair_of_a;
+        for (size_t k = 0; k < c_.pairs.size(); ++k)
+            pair_of_a[c_.pairs[k].a] = k;
+        const auto target = [&](ptx::BlockId old) -> ptx::BlockId {
+            if (old == c_.join) return new_id[old];
+            if (old >= n) return ptx::BlockId(next); // the virtual exit of the new CFG
+            return ptx::BlockId(fused_id[pair_of_a.at(old)]);
+        };
+
+        Fused result;
+        result.cfg.blocks.resize(next);
+        std::vector<std::string> labels(next);
+        for (ptx::BlockId b = 0; b < n; ++b)
+            if (!removed(b)) labels[new_id[b]] = cfg_.blocks[b].label();
+        const auto label_of = [&](ptx::BlockId nb) {
+            if (labels[nb].empty()) labels[nb] = f_.new_label("fuse");
+            return labels[nb];
+        };
+
+        // Kept blocks: as they were, edges renumbered; the header loses its branch.
+        const ptx::BlockId exit_new = next;
+        for (ptx::BlockId b = 0; b < n; ++b) {
+            if (removed(b)) continue;
+            result.cfg.blocks[new_id[b]] = cfg_.blocks[b];
+            if (b == c_.header) continue;
+            for (const auto& e : cfg_.edges)
+                if (e.from == b)
+                    result.cfg.edges.push_back(
+                        {new_id[b], e.to >= n ? exit_new : new_id[e.to], e.kind});
+        }
+        auto& header = result.cfg.blocks[new_id[c_.header]].statements;
+        for (size_t i = header.size(); i-- > 0;)
+            if (std::holds_alternative<Instruction>(header[i])) {
+                header.erase(header.begin() + ptrdiff_t(i));
+                break;
+            }
+        if (redefined_selector_)
+            header_code_.insert(header_code_.begin(),
+                                make(c_.selector.negated ? "not" : "mov", {".pred"},
+                                     {reg(sel_.predicate), reg(c_.selector.predicate)}));
+        for (auto& i : header_code_)
+            header.push_back(std::move(i));
+        result.cfg.edges.push_back(
+            {new_id[c_.header], ptx::BlockId(fused_id[0]), ptx::EdgeKind::FallThrough});
+
+        // Fused blocks.
+        for (size_t k = 0; k < c_.pairs.size(); ++k) {
+            auto& statements = result.cfg.blocks[fused_id[k]].statements;
+            statements = std::move(bodies[k]);
+            const auto exits = arm_exits(cfg_, c_.pairs[k].a, c_.join);
+            const auto guard = branch_guard(k, statements);
+            const auto from = ptx::BlockId(fused_id[k]);
+            if (guard) {
+                const auto taken = target(exits->taken);
+                statements.push_back(make("bra", {}, {label(label_of(taken))}, *guard));
+                result.cfg.edges.push_back({from, taken, ptx::EdgeKind::Taken});
+                result.cfg.edges.push_back({from, target(exits->fall), ptx::EdgeKind::FallThrough});
+            } else {
+                result.cfg.edges.push_back(
+                    {from, target(exits->taken), ptx::EdgeKind::FallThrough});
+            }
+        }
+        if (failed_) return std::nullopt;
+        for (ptx::BlockId nb = 0; nb < next; ++nb) {
+            auto& block = result.cfg.blocks[nb];
+            if (!labels[nb].empty() && block.label() != labels[nb])
+                block.statements.insert(block.statements.begin(), ptx::Label{labels[nb], {}});
+        }
+        std::stable_sort(result.cfg.edges.begin(), result.cfg.edges.end(),
+                         [](const ptx::CfgEdge& x, const ptx::CfgEdge& y) {
+                             if (x.from != y.from) return x.from < y.from;
+                             return x.kind == ptx::EdgeKind::Taken &&
+                                    y.kind == ptx::EdgeKind::FallThrough;
+                         });
+        measure(result, fused_id, new_id);
+        result.registers = temporaries_;
+        result.matched = matched_;
+        result.selects = selects_;
+        result.copies = copies_;
+        return result;
+    }
+
+    static int instructions(const ptx::BasicBlock& block) {
+        int count = 0;
+        ptx::for_each_instruction(block.statements, [&](const Instruction&) { ++count; });
+        return count;
+    }
+
+    // A block's instructions plus the jump layout() adds where its fall-through is not next.
+    static int issued(const ptx::Cfg& cfg, ptx::BlockId b) {
+        int count = instructions(cfg.blocks[b]);
+        for (const auto& e : cfg.edges)
+            if (e.from == b && e.kind == ptx::EdgeKind::FallThrough && e.to != b + 1) ++count;
+        return count;
+    }
+
+    void measure(Fused& result, const std::vector<size_t>& fused_id,
+                 const std::vector<ptx::BlockId>& new_id) const {
+        const auto materialised = int(header_code_.size());
+        const int header_uniform = 1 + std::min(c_.jumps_into_a, c_.jumps_into_b) - materialised;
+        const int header_divergent = 1 + c_.jumps_into_a + c_.jumps_into_b - materialised;
+        int gain = header_divergent, loss = -header_uniform;
+        for (size_t k = 0; k < c_.pairs.size(); ++k) {
+            const auto& p = c_.pairs[k];
+            const int fused = issued(result.cfg, ptx::BlockId(fused_id[k]));
+            gain += p.original_a_cost + p.original_b_cost - fused;
+            loss += std::max(0, fused - std::min(p.original_a_cost, p.original_b_cost));
+        }
+        // A kept block whose fall-through is no longer next pays a jump.
+        for (ptx::BlockId b = 0; b < cfg_.blocks.size(); ++b)
+            if (new_id[b] != ptx::BlockId(-1) && b != c_.header)
+                if (issued(result.cfg, new_id[b]) > issued(cfg_, b)) ++loss, --gain;
+        result.divergent_gain = gain;
+        result.uniform_loss = loss;
+        for (ptx::BlockId b = 0; b < cfg_.blocks.size(); ++b)
+            result.instructions_before += issued(cfg_, b);
+        for (ptx::BlockId b = 0; b < result.cfg.blocks.size(); ++b)
+            result.instructions_after += issued(result.cfg, b);
+    }
+};
+
+} // namespace
+
+std::optional<Fused> meld(passes::FunctionUnit& function, const Construct& construct,
+                          const Liveness& liveness, const RegisterTypes& types,
+                          const MeldOptions& options, std::string& why) {
+    return Melder(function, construct, liveness, types, options).run(why);
+}
+
+} // namespace cfr::fusion

@@ -1,0 +1,63 @@
+// Melding the two arms of a construct (arms.hpp) into one: each pair of blocks becomes one block
+// whose instructions are the Smith-Waterman alignment of the pair's instruction sequences.
+// Aligned pairs become one instruction, whose operands that differ between the arms are chosen by
+// `selp` (predicates by a guarded move) on the branch's predicate; the instructions left alone are
+// guarded by the predicate (or its negation), so each lane still executes exactly its own arm.
+//
+// Registers: a register the arm defines once, unguarded, before all its uses in the arm, and that
+// is dead where the arms join, is the arm's own; fusion may rename it. Two such registers, one per
+// arm, that an aligned pair defines, or that are read at the same place by an aligned pair or
+// the paired branches, share one fresh register, which removes their select. Where an aligned
+// pair writes registers that differ and are not the arms' own, it writes a fresh register and a
+// guarded move hands the value to each arm's register.
+#pragma once
+
+#include "passes/fusion/arms.hpp"
+#include "passes/fusion/liveness.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cfr::passes {
+class FunctionUnit;
+}
+
+namespace cfr::fusion {
+
+// The declared type of every register of a function, and of the ones fusion added.
+class RegisterTypes {
+public:
+    explicit RegisterTypes(const ptx::Cfg& cfg);
+    void add(const std::string& name, const std::string& type) { exact_[name] = type; }
+    std::optional<std::string> type_of(const std::string& name) const;
+
+private:
+    std::map<std::string, std::string> exact_;
+    std::map<std::string, std::pair<uint32_t, std::string>> ranges_; // %r<N>: stem -> (N, type)
+};
+
+struct Fused {
+    ptx::Cfg cfg; // the function's CFG with the construct fused
+    // Registers to declare, by the placeholder names the CFG uses for them, and their types.
+    std::vector<std::pair<std::string, std::string>> registers;
+    std::vector<std::string> labels_wanted; // placeholder labels, to be given fresh names
+    int divergent_gain = 0;                 // instructions saved when the warp splits at the header
+    int uniform_loss = 0; // at most this many more when it does not (negative: fewer)
+    int matched = 0;      // instruction pairs fused
+    int selects = 0;      // selp / predicate moves added for operands that differ
+    int copies = 0;       // moves that hand a fused result to an arm's register
+    int instructions_before = 0, instructions_after = 0; // static, whole function
+};
+
+struct MeldOptions {
+    int gap = 0; // Smith-Waterman penalty for an instruction left alone inside the aligned window
+};
+
+// Melds the construct. nullopt, with `why`, where an operand cannot be selected.
+std::optional<Fused> meld(passes::FunctionUnit& function, const Construct& construct,
+                          const Liveness& liveness, const RegisterTypes& types,
+                          const MeldOptions& options, std::string& why);
+
+} // namespace cfr::fusion
