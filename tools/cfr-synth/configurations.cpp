@@ -32,6 +32,14 @@ const std::vector<Configuration>& known_configurations() {
     return configurations;
 }
 
+const std::vector<Configuration>& extra_configurations() {
+    static const std::vector<Configuration> configurations = {
+        {"fuse-branches", "fuse-branches", false, false},
+        {"divergence-map", "divergence-map", false, false},
+    };
+    return configurations;
+}
+
 void apply(const Configuration& configuration, ptx::Module& module) {
 #ifdef CFR_SYNTH_NAMED_CONFIGURATIONS
     if (configuration.named) {
@@ -68,11 +76,12 @@ std::vector<Configuration> select_configurations(const std::vector<std::string>&
                 continue;
             }
             bool found = false;
-            for (const auto& c : known_configurations())
-                if (c.name == name) {
-                    wanted.push_back(c);
-                    found = true;
-                }
+            for (const auto* list : {&known_configurations(), &extra_configurations()})
+                for (const auto& c : *list)
+                    if (c.name == name) {
+                        wanted.push_back(c);
+                        found = true;
+                    }
             if (!found) throw std::invalid_argument("unknown configuration '" + name + "'");
         }
     }

@@ -26,7 +26,12 @@ void apply(const Configuration& configuration, ptx::Module& module);
 // none, no-restructuring, loop, loop-copy, loop+branch, loop-copy+branch.
 const std::vector<Configuration>& known_configurations();
 
-// The configurations whose pipelines parse in this build. `names` selects by name ("" = all);
+// Transforms outside seed 000's set, selected by name only: fuse-branches (seed 001 branch
+// fusion), divergence-map (seed 004 instrumentation; the output must not change).
+const std::vector<Configuration>& extra_configurations();
+
+// The configurations whose pipelines parse in this build. `names` selects by name ("" = all of
+// known_configurations(), extra_configurations() only by name);
 // "NAME=PIPELINE" adds a custom one. Unavailable names are appended to `missing`.
 std::vector<Configuration> select_configurations(const std::vector<std::string>& names,
                                                  std::vector<std::string>& missing);

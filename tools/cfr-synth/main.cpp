@@ -222,6 +222,9 @@ std::string configuration_help() {
     std::string text = "configuration to run (repeatable; default: all available): ";
     for (const auto& c : known_configurations())
         text += fmt::format("{} = \"{}\"; ", c.name, c.pipeline);
+    text += "by name only: ";
+    for (const auto& c : extra_configurations())
+        text += fmt::format("{} = \"{}\"; ", c.name, c.pipeline);
     return text + "or NAME=PIPELINE for a custom one";
 }
 
