@@ -19,6 +19,7 @@
 #include "passes/analysis/divergence.hpp"
 #include "passes/linearize/cost_model.hpp"
 #include "passes/linearize/node_list.hpp"
+#include "passes/linearize/regions.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
 
@@ -75,7 +76,7 @@ public:
 
     void run() {
         const ptx::Cfg& cfg = f_.cfg();
-        order_ = analysis::reverse_post_order(f_.graph(), cfg.entry());
+        order_ = loop_contiguous_order(f_.graph(), cfg.entry(), f_.loops());
         std::erase(order_, cfg.exit());
         if (order_.size() < 2) return;
         if (const auto why = unsupported(); !why.empty()) {

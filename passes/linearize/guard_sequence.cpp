@@ -240,11 +240,17 @@ bool GuardSequence::redirect_pass(bool from_units, bool from_guards) {
         size_t& target = unit_edge ? node.out : node.miss;
         if (node.kind == SKind::Guard && node.folded) continue;
         const Values values = edge_values(flow, n, unit_edge ? 0 : 1);
+        // Follow the guards this edge cannot match; go to the farthest one that keeps the
+        // sequence nested.
         size_t t = target;
-        while (t != kRegionExit && t != kNoSlot && !nodes_[t].dead && !nodes_[t].folded &&
-               (nodes_[t].kind == SKind::Guard || nodes_[t].kind == SKind::BackGuard) &&
-               !intersects(values, nodes_[t].test) && redirect_allowed(n, nodes_[t].miss))
-            t = nodes_[t].miss;
+        for (size_t probe = target;
+             probe != kRegionExit && probe != kNoSlot && !nodes_[probe].dead &&
+             !nodes_[probe].folded &&
+             (nodes_[probe].kind == SKind::Guard || nodes_[probe].kind == SKind::BackGuard) &&
+             !intersects(values, nodes_[probe].test);) {
+            probe = nodes_[probe].miss;
+            if (redirect_allowed(n, probe)) t = probe;
+        }
         if (t != target) {
             target = t;
             changed = true;
@@ -285,6 +291,61 @@ bool GuardSequence::drop_always_taken() {
     return false;
 }
 
+// Whether every jump and loop of the sequence nests properly (see redirect_allowed()).
+bool GuardSequence::nested_properly() const {
+    const size_t end = nodes_.size();
+    auto at = [&](size_t to) { return to == kRegionExit ? end : to; };
+    std::vector<std::pair<size_t, size_t>> jumps, loops;
+    for (size_t n = 0; n < end; ++n) {
+        const SNode& node = nodes_[n];
+        if (node.dead) continue;
+        for (size_t to : {node.out, node.miss, node.match}) {
+            if (to == kNoSlot) continue;
+            if (at(to) > n) jumps.emplace_back(n, at(to));
+        }
+        if (node.kind == SKind::BackGuard) loops.emplace_back(node.match, n);
+    }
+    for (const auto& [a, b] : jumps) {
+        for (const auto& [c, d] : jumps)
+            if (a < c && c < b && b < d) return false;
+        for (const auto& [t, i] : loops)
+            if ((a < t && t < b && b <= i) || (t <= a && a < i && b > i)) return false;
+    }
+    for (const auto& [t1, i1] : loops)
+        for (const auto& [t2, i2] : loops)
+            if (t1 < t2 && t2 <= i1 && i1 < i2) return false;
+    return true;
+}
+
+bool GuardSequence::rotate_loops() {
+    const Flow flow = propagate();
+    for (size_t b = 0; b < nodes_.size(); ++b) {
+        SNode& back = nodes_[b];
+        if (back.dead || back.kind != SKind::BackGuard) continue;
+        const size_t g = back.match;
+        SNode& guard = nodes_[g];
+        if (guard.kind != SKind::Guard || guard.dead || guard.folded) continue;
+        if (!subset_of(edge_values(flow, b, 0), guard.test)) continue;
+        const Values away = edge_values(flow, g, 1);
+        // The lanes the header's guard turns away must need no block of the loop.
+        bool clear = !intersects(away, back.test);
+        for (size_t n = g + 1; n < b && clear; ++n)
+            if (nodes_[n].kind == SKind::Guard || nodes_[n].kind == SKind::Body)
+                clear = !intersects(away, {value_of(nodes_[n].unit)});
+        if (!clear) continue;
+        const size_t old_match = back.match, old_miss = guard.miss;
+        back.match = guard.match;
+        if (old_miss != kRegionExit && old_miss <= b) guard.miss = back.miss;
+        if (nested_properly()) {
+            ++stats_.loops_rotated;
+            return true;
+        }
+        back.match = old_match;
+        guard.miss = old_miss;
+    }
+    return false;
+}
+
 void GuardSequence::fold_guards() {
     for (size_t g = 0; g < nodes_.size(); ++g) {
         SNode& guard = nodes_[g];
@@ -313,6 +374,7 @@ void GuardSequence::optimize(int level) {
     for (bool changed = level >= 1; changed;) {
         changed = redirect_pass(true, level >= 2);
         changed = drop_always_taken() || changed;
+        changed = rotate_loops() || changed;
         // Nodes nothing reaches any more.
         std::vector<bool> reached(nodes_.size(), false);
         std::vector<size_t> stack;

@@ -13,6 +13,9 @@
 //      every incoming edge matches is dropped;
 //  O2  the not-taken edge of a guard skips the guards it cannot match, which nests the guards of
 //      dominated blocks under their dominator's guard;
+//      A loop whose back-edge guard only ever jumps back with the header's value is entered
+//      through the header's guard once and repeats from the header's block (the guard leaves the
+//      loop), where the lanes the guard turns away cannot need any block of the loop;
 //  O3  a guard whose only predecessor is a unit that sets the variable with `selp` is folded into
 //      that unit and tests the unit's own branch condition.
 // An edge is redirected only where the jumps and loops of the sequence stay properly nested, so
@@ -67,6 +70,7 @@ struct SequenceStats {
     size_t edges_redirected = 0;     // by O1 and O2
     size_t guards_folded = 0;        // by O3
     size_t targets_moved_up = 0;     // back-edge targets moved to an enclosing loop's
+    size_t loops_rotated = 0;        // header guards taken out of their loop (O1)
     size_t loops_merged = 0;         // back-edge guards replaced by a merged one
     double control_instructions = 0; // instructions of the guard checks, per sweep
 };
@@ -108,6 +112,8 @@ private:
     bool redirect_allowed(size_t from, size_t to) const;
     bool redirect_pass(bool from_units, bool from_guards);
     bool drop_always_taken();
+    bool rotate_loops();
+    bool nested_properly() const;
     void fold_guards();
     void count();
 };

@@ -310,7 +310,7 @@ private:
     }
 
     void order_units(RegionPlan& plan, const std::vector<std::vector<NodeId>>& subregions) const {
-        const auto rpo = analysis::reverse_post_order(f_.graph(), f_.cfg().entry());
+        const auto rpo = loop_contiguous_order(f_.graph(), f_.cfg().entry(), f_.loops());
         std::vector<int> subregion_of(f_.graph().size(), -1);
         for (size_t i = 0; i < subregions.size(); ++i)
             for (NodeId b : subregions[i])

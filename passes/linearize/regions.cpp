@@ -199,4 +199,104 @@ std::vector<std::vector<NodeId>> structured_subregions(const RegionContext& c, c
     return result;
 }
 
+namespace {
+
+class LoopOrder {
+public:
+    LoopOrder(const Digraph& g, NodeId entry, const analysis::LoopNest& nest)
+        : g_(g), nest_(nest), rpo_index_(g.size(), UINT32_MAX) {
+        const auto rpo = analysis::reverse_post_order(g, entry);
+        for (uint32_t i = 0; i < rpo.size(); ++i)
+            rpo_index_[rpo[i]] = i;
+        std::vector<NodeId> scope = rpo;
+        order(scope, -1, {entry});
+    }
+
+    std::vector<NodeId> out;
+
+private:
+    const Digraph& g_;
+    const analysis::LoopNest& nest_;
+    std::vector<uint32_t> rpo_index_;
+
+    // The child loop of `loop` that holds v, or -1 where v is in `loop` itself.
+    int child_of(NodeId v, int loop) const {
+        int l = nest_.innermost[v];
+        while (l >= 0 && nest_.loops[l].parent != loop)
+            l = nest_.loops[l].parent;
+        return l;
+    }
+
+    void order(const std::vector<NodeId>& scope, int loop, std::vector<NodeId> roots) {
+        // Keys: a node not in a child loop stands for itself; a child loop for its members.
+        std::vector<int64_t> key(g_.size(), INT64_MIN);
+        for (NodeId v : scope) {
+            const int c = child_of(v, loop);
+            key[v] = c < 0 ? int64_t(v) : -1 - int64_t(c);
+        }
+        auto is_entry_of_loop = [&](NodeId w) {
+            if (loop < 0) return false;
+            const auto& e = nest_.loops[loop].entries;
+            return std::find(e.begin(), e.end(), w) != e.end();
+        };
+        auto members = [&](int64_t k) {
+            if (k >= 0) return std::vector<NodeId>{NodeId(k)};
+            return nest_.loops[size_t(-1 - k)].body;
+        };
+        std::vector<int64_t> finished;
+        std::vector<int64_t> seen;
+        auto visited = [&](int64_t k) {
+            return std::find(seen.begin(), seen.end(), k) != seen.end();
+        };
+        for (NodeId root : roots) {
+            if (key[root] == INT64_MIN || visited(key[root])) continue;
+            // Iterative depth-first search over the keys.
+            std::vector<std::pair<int64_t, std::vector<int64_t>>> stack;
+            auto successors = [&](int64_t k) {
+                std::vector<int64_t> next;
+                for (NodeId u : members(k))
+                    for (NodeId w : g_.succ[u])
+                        if (key[w] != INT64_MIN && key[w] != k && !is_entry_of_loop(w) &&
+                            std::find(next.begin(), next.end(), key[w]) == next.end())
+                            next.push_back(key[w]);
+                std::reverse(next.begin(), next.end());
+                return next;
+            };
+            seen.push_back(key[root]);
+            stack.emplace_back(key[root], successors(key[root]));
+            while (!stack.empty()) {
+                auto& [k, next] = stack.back();
+                if (next.empty()) {
+                    finished.push_back(k);
+                    stack.pop_back();
+                    continue;
+                }
+                const int64_t w = next.back();
+                next.pop_back();
+                if (visited(w)) continue;
+                seen.push_back(w);
+                stack.emplace_back(w, successors(w));
+            }
+        }
+        for (auto it = finished.rbegin(); it != finished.rend(); ++it) {
+            if (*it >= 0) {
+                out.push_back(NodeId(*it));
+                continue;
+            }
+            const auto& child = nest_.loops[size_t(-1 - *it)];
+            std::vector<NodeId> entries = child.entries;
+            std::sort(entries.begin(), entries.end(),
+                      [&](NodeId a, NodeId b) { return rpo_index_[a] < rpo_index_[b]; });
+            order(child.body, int(-1 - *it), entries);
+        }
+    }
+};
+
+} // namespace
+
+std::vector<NodeId> loop_contiguous_order(const Digraph& g, NodeId entry,
+                                          const analysis::LoopNest& nest) {
+    return LoopOrder(g, entry, nest).out;
+}
+
 } // namespace cfr::linearize

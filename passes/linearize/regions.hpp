@@ -68,4 +68,9 @@ std::vector<std::vector<NodeId>> structured_subregions(const RegionContext& cont
                                                        const std::vector<Edge>& unstructured,
                                                        const std::vector<bool>& keep_out);
 
+// The reachable nodes in a reverse post-order that keeps every loop of `nest` contiguous: the
+// loop's header (its first entry), then the rest of its body, then what follows the loop.
+std::vector<NodeId> loop_contiguous_order(const Digraph& g, NodeId entry,
+                                          const analysis::LoopNest& nest);
+
 } // namespace cfr::linearize

@@ -4,12 +4,16 @@
 
 #include "emulator_oracle.hpp"
 #include "examples/bitonic_sort/problem.hpp"
+#include "examples/goto_state_machine/problem.hpp"
 #include "examples/irreducible/problem.hpp"
 #include "examples/loop_goto_exit/problem.hpp"
 #include "examples/loop_jump_in/problem.hpp"
+#include "examples/loop_nest3/problem.hpp"
 #include "examples/multi_exit_loop/problem.hpp"
 #include "examples/nested_if/problem.hpp"
 #include "examples/nested_loops/problem.hpp"
+#include "examples/nested_loops_heavy/problem.hpp"
+#include "examples/nested_loops_light/problem.hpp"
 #include "examples/nqueens/problem.hpp"
 #include "examples/reduction/problem.hpp"
 #include "examples/short_circuit/problem.hpp"
@@ -53,11 +57,13 @@ Example example() {
 }
 
 inline std::vector<Example> examples_list() {
-    return {example<BitonicSort>(),  example<Irreducible>(),       example<LoopGotoExit>(),
-            example<LoopJumpIn>(),   example<MultiExitLoop>(),     example<NestedIf>(),
-            example<NestedLoops>(),  example<NQueens>(),           example<Reduction>(),
-            example<ShortCircuit>(), example<ShortCircuitAndOr>(), example<Stencil>(),
-            example<SwitchReturn>(), example<TreeWalk>(),          example<VectorAdd>()};
+    return {example<BitonicSort>(),      example<Irreducible>(),       example<LoopGotoExit>(),
+            example<LoopJumpIn>(),       example<MultiExitLoop>(),     example<NestedIf>(),
+            example<NestedLoops>(),      example<NQueens>(),           example<Reduction>(),
+            example<ShortCircuit>(),     example<ShortCircuitAndOr>(), example<Stencil>(),
+            example<SwitchReturn>(),     example<TreeWalk>(),          example<VectorAdd>(),
+            example<NestedLoopsHeavy>(), example<NestedLoopsLight>(),  example<LoopNest3>(),
+            example<GotoStateMachine>()};
 }
 
 inline std::string example_ptx(const std::string& name, const std::string& level) {

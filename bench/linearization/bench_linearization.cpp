@@ -1,0 +1,254 @@
+// The linearization benchmark: every example kernel (with its own inputs) and any extra PTX
+// kernels (with generic divergent inputs), unchanged and after each restructuring configuration,
+// linearize at O0-O3 and with loop merging, and blockip-linearize. Per kernel and configuration:
+// warp and thread instructions on the emulator (SIMD efficiency), redundant block executions,
+// the deepest reconvergence stack, static instructions and blocks, whether the memory after the
+// launch equals the original's, the passes' decisions, and for some configurations the pass time,
+// ptxas time, registers and SASS size. Writes JSON; tables.py turns it into Markdown.
+#include "bench/common/ptxas_timer.hpp"
+#include "passes/configurations.hpp"
+#include "passes/pipeline.hpp"
+#include "ptx/cfg.hpp"
+#include "ptx/parser.hpp"
+#include "ptx/printer.hpp"
+#include "tests/passes/example_launches.hpp"
+#include "tools/common/files.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+
+namespace {
+
+using cfr::bench::Clock;
+using cfr::bench::seconds_since;
+using cfr::test::OracleLaunch;
+
+struct Config {
+    std::string name;
+    std::string pipeline;
+    bool named = false;  // one of passes/configurations.hpp
+    bool native = false; // ptxas registers, SASS size and pass time are measured
+};
+
+const std::vector<Config> kConfigs = {
+    {"none", "", true, true},
+    {"loop", "", true, false},
+    {"loop-copy", "", true, false},
+    {"loop+branch", "", true, false},
+    {"loop-copy+branch", "", true, true},
+    {"linearize O0", "linearize<opt=0>", false, true},
+    {"linearize O1", "linearize<opt=1>", false, false},
+    {"linearize O2", "linearize<opt=2>", false, false},
+    {"linearize O3", "linearize<opt=3>", false, true},
+    {"linearize merge=on", "linearize<merge-loops=on>", false, false},
+    {"linearize merge=auto", "linearize<merge-loops=auto>", false, false},
+    {"linearize selective", "linearize<selective=true,merge-loops=auto>", false, true},
+    {"linearize interleave", "linearize<order=interleave>", false, false},
+    {"linearize max-depth=2", "linearize<max-depth=2>", false, false},
+    {"blockip", "blockip-linearize", false, true},
+    {"blockip selective", "blockip-linearize<selective=true>", false, false},
+};
+
+struct Kernel {
+    std::string name; // example name or file stem
+    std::string ptx;
+    OracleLaunch launch;
+};
+
+struct StaticCounts {
+    int64_t instructions = 0;
+    int64_t blocks = 0;
+};
+
+StaticCounts count_kernel(const std::string& text, const std::string& kernel) {
+    const auto module = cfr::ptx::parse(text, "count.ptx");
+    StaticCounts c;
+    for (const auto& item : module.items) {
+        const auto* f = std::get_if<cfr::ptx::Function>(&item);
+        if (!f || !f->body || f->name != kernel) continue;
+        for (const auto& s : *f->body)
+            c.instructions += std::holds_alternative<cfr::ptx::Instruction>(s);
+        c.blocks = static_cast<int64_t>(cfr::ptx::build_cfg(*f).blocks.size());
+    }
+    return c;
+}
+
+struct Native {
+    double ptxas_seconds = 0;
+    int registers = 0;
+    int64_t sass = 0; // instructions: the kernel's .text size / 16
+};
+
+Native native(const std::string& ptxas, const std::string& text, const std::string& kernel,
+              const std::string& dir) {
+    const std::string ptx = dir + "/bench_lin.ptx", cubin = dir + "/bench_lin.cubin",
+                      log = dir + "/bench_lin.log";
+    cfr::tools::write_file(ptx, text);
+    Native n;
+    n.ptxas_seconds = cfr::bench::time_ptxas(ptxas, ptx, 3);
+    const std::string cmd =
+        fmt::format("'{}' -arch=sm_90 -v '{}' -o '{}' > '{}' 2>&1", ptxas, ptx, cubin, log);
+    if (std::system(cmd.c_str()) != 0) throw std::runtime_error("ptxas failed on " + kernel);
+    const std::string info = cfr::tools::read_file(log);
+    std::smatch m;
+    if (std::regex_search(info, m, std::regex("Used ([0-9]+) registers")))
+        n.registers = std::stoi(m[1]);
+    const std::string elf = fmt::format("readelf -S -W '{}' 2>/dev/null", cubin);
+    if (FILE* p = popen(elf.c_str(), "r")) {
+        char line[512];
+        const std::regex section("\\.text\\." + kernel +
+                                 "\\s+PROGBITS\\s+[0-9a-f]+\\s+[0-9a-f]+\\s+([0-9a-f]+)");
+        while (std::fgets(line, sizeof line, p)) {
+            const std::string l(line);
+            if (std::regex_search(l, m, section)) n.sass = std::stoll(m[1], nullptr, 16) / 16;
+        }
+        pclose(p);
+    }
+    return n;
+}
+
+// Best of `repeat` runs of the pipeline on the parsed module.
+double pass_seconds(const std::string& text, const Config& config, int repeat) {
+    const auto parsed = cfr::ptx::parse(text, "time.ptx");
+    double best = 1e30;
+    for (int i = 0; i < repeat; ++i) {
+        auto module = parsed;
+        const auto start = Clock::now();
+        if (config.named)
+            cfr::passes::run_configuration(module, cfr::passes::configuration(config.name));
+        else
+            cfr::passes::run_pipeline(module, cfr::passes::parse_pipeline(config.pipeline));
+        best = std::min(best, seconds_since(start));
+    }
+    return best;
+}
+
+nlohmann::json launch_json(const cfr::test::OracleResult& r) {
+    return {{"error", r.message},
+            {"warp_instructions", r.stats.warp_instructions},
+            {"thread_instructions", r.stats.thread_instructions},
+            {"simd_efficiency", r.stats.simd_efficiency()},
+            {"redundant_block_executions", r.stats.redundant_block_executions()},
+            {"block_executions", r.stats.block_executions()},
+            {"max_stack_depth", r.stats.max_stack_depth},
+            {"divergent_branches", r.stats.divergent_branches}};
+}
+
+std::vector<std::string> entry_kernels(const std::string& ptx) {
+    std::vector<std::string> names;
+    for (const auto& item : cfr::ptx::parse(ptx, "k.ptx").items)
+        if (const auto* f = std::get_if<cfr::ptx::Function>(&item); f && f->is_entry && f->body)
+            names.push_back(f->name);
+    return names;
+}
+
+// Extra kernels: every pointer parameter a buffer of small per-thread words, scalars `n` = the
+// thread count and then 16.
+OracleLaunch generic_launch(const std::string& kernel, uint32_t threads) {
+    OracleLaunch launch;
+    launch.kernel = kernel;
+    launch.grid = {threads / 128, 1, 1};
+    launch.block = {128, 1, 1};
+    for (uint32_t i = 0; i < 6; ++i)
+        launch.buffers.push_back(cfr::test::divergent_words(threads * 64, i + 11, 64));
+    launch.scalars = {threads, 16, 16, 16};
+    return launch;
+}
+
+nlohmann::json measure(const Kernel& k, const std::string& ptxas, const std::string& dir,
+                       bool with_native) {
+    nlohmann::json out{{"kernel", k.name}};
+    const auto original = cfr::test::run_on_emulator(k.ptx, k.launch);
+    const StaticCounts before = count_kernel(k.ptx, k.launch.kernel);
+    for (const auto& config : kConfigs) {
+        std::cerr << "bench_linearization: " << k.name << " / " << config.name << '\n';
+        auto module = cfr::ptx::parse(k.ptx, k.name);
+        nlohmann::json c{{"configuration", config.name}};
+        try {
+            const auto reports = config.named
+                                     ? cfr::passes::run_configuration(
+                                           module, cfr::passes::configuration(config.name))
+                                     : cfr::passes::run_pipeline(
+                                           module, cfr::passes::parse_pipeline(config.pipeline));
+            const std::string text = config.name == "none" ? k.ptx : cfr::ptx::print(module);
+            const auto after = cfr::test::run_on_emulator(text, k.launch);
+            const StaticCounts counts = count_kernel(text, k.launch.kernel);
+            c["launch"] = launch_json(after);
+            c["same_memory"] = after.error == original.error && after.buffers == original.buffers;
+            c["instructions"] = counts.instructions;
+            c["blocks"] = counts.blocks;
+            c["changed"] = text != k.ptx;
+            auto decisions = nlohmann::json::array();
+            auto counters = nlohmann::json::object();
+            for (const auto& r : reports) {
+                for (const auto& d : r.decisions)
+                    decisions.push_back(d);
+                for (const auto& [what, n] : r.counters)
+                    counters[what] = n;
+            }
+            c["decisions"] = decisions;
+            c["counters"] = counters;
+            if (with_native && config.native) {
+                const Native n = native(ptxas, text, k.launch.kernel, dir);
+                c["ptxas_seconds"] = n.ptxas_seconds;
+                c["registers"] = n.registers;
+                c["sass"] = n.sass;
+                c["pass_seconds"] = pass_seconds(k.ptx, config, 5);
+            }
+        } catch (const std::exception& e) {
+            c["error"] = e.what();
+        }
+        out["configurations"].push_back(c);
+    }
+    out["instructions_before"] = before.instructions;
+    out["blocks_before"] = before.blocks;
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"bench_linearization: emulator counts, static growth and pass cost of the "
+                 "linearization passes beside the restructuring configurations"};
+    std::vector<std::string> extra;
+    std::string ptxas = "/usr/local/cuda/bin/ptxas", json_path, level = "O3";
+    std::string work = std::filesystem::temp_directory_path().string();
+    bool native_counts = true;
+    uint32_t threads = 1024;
+    app.add_option("--extra", extra, "more PTX files, run with generic divergent inputs");
+    app.add_option("--level", level, "which example PTX: O3 or O0")
+        ->check(CLI::IsMember({"O3", "O0"}));
+    app.add_option("--ptxas", ptxas, "ptxas for registers, SASS size and time");
+    app.add_flag("!--no-native", native_counts, "skip ptxas registers, SASS and timings");
+    app.add_option("--threads", threads, "threads of the generic launches (multiple of 128)");
+    app.add_option("--work", work, "scratch directory");
+    app.add_option("--json", json_path, "where to write the results")->required();
+    CLI11_PARSE(app, argc, argv);
+    try {
+        std::vector<Kernel> kernels;
+        for (const auto& example : cfr::test::examples_list())
+            kernels.push_back(
+                {example.name, cfr::test::example_ptx(example.name, level), example.launch()});
+        for (const auto& file : extra) {
+            const std::string text = cfr::tools::read_file(file);
+            for (const auto& name : entry_kernels(text))
+                kernels.push_back({name, text, generic_launch(name, threads)});
+        }
+        nlohmann::json results{{"benchmark", "linearization"}, {"level", level}};
+        for (const auto& c : kConfigs)
+            results["configurations"].push_back({{"name", c.name}, {"pipeline", c.pipeline}});
+        for (const auto& k : kernels)
+            results["kernels"].push_back(measure(k, ptxas, work, native_counts));
+        cfr::tools::write_file(json_path, results.dump(1) + "\n");
+    } catch (const std::exception& e) {
+        std::cerr << "bench_linearization: error: " << e.what() << '\n';
+        return 1;
+    }
+    return 0;
+}
