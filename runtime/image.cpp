@@ -117,33 +117,28 @@ void pass(ImagePlan& plan, ModuleOutcome outcome, std::string reason) {
     plan.reason = std::move(reason);
 }
 
-// Takes the chosen PTX entry of each unit (one container per unit) if the setting allows and the
-// PTX defines everything the machine code does: the units' own and that of `linked`.
-void accept_units(ImagePlan& plan, const std::vector<std::vector<fb::Entry>>& units,
-                  const std::vector<int>& chosen, const std::vector<fb::Entry>& linked,
+// Takes a container's chosen PTX entry if the setting allows and the PTX defines everything the
+// container's machine code does.
+void accept_entry(ImagePlan& plan, const std::vector<fb::Entry>& entries, int chosen,
                   uint32_t device_sm, ImageScope scope) {
-    std::vector<const std::vector<fb::Entry>*> all = {&linked};
-    for (const auto& u : units)
-        all.push_back(&u);
-    for (const auto* c : all)
-        if (scope == ImageScope::JitOnly && device_runs_machine_code(*c, device_sm))
-            return pass(plan, ModuleOutcome::ExcludedBySetting,
-                        fmt::format("the device runs its machine code for sm_{} "
-                                    "(CFRJIT_IMAGES=jit-only)",
-                                    device_sm));
-    Defined code, ptx;
-    for (const auto* c : all)
-        add_machine_code(code, *c);
-    for (size_t i = 0; i < units.size(); ++i) {
-        const fb::Entry& e = units[i][chosen[i]];
-        plan.units.push_back(e.payload.substr(0, e.payload.find('\0')));
-        plan.unit_entries.push_back(e);
-        plan.sm = std::max(plan.sm, e.sm_arch);
-        if (!code.kernels.empty() || !code.globals.empty()) ptx.add_ptx(plan.units.back());
+    if (scope == ImageScope::JitOnly && device_runs_machine_code(entries, device_sm))
+        return pass(plan, ModuleOutcome::ExcludedBySetting,
+                    fmt::format("the device runs its machine code for sm_{} "
+                                "(CFRJIT_IMAGES=jit-only)",
+                                device_sm));
+    const fb::Entry& e = entries[chosen];
+    std::string text = e.payload.substr(0, e.payload.find('\0'));
+    Defined code;
+    add_machine_code(code, entries);
+    if (!code.kernels.empty() || !code.globals.empty()) {
+        Defined ptx;
+        ptx.add_ptx(text);
+        if (const std::string lacking = ptx.lacking(code); !lacking.empty())
+            return pass(plan, ModuleOutcome::PtxMissingSymbols,
+                        fmt::format("its PTX lacks {} that its machine code has", lacking));
     }
-    if (const std::string lacking = ptx.lacking(code); !lacking.empty())
-        return pass(plan, ModuleOutcome::PtxMissingSymbols,
-                    fmt::format("its PTX lacks {} that its machine code has", lacking));
+    plan.units.push_back(std::move(text));
+    plan.sm = e.sm_arch;
     plan.outcome = ModuleOutcome::Rewritten;
 }
 
@@ -182,31 +177,76 @@ void plan_fatbin(ImagePlan& plan, const void* container, size_t size, const char
     const auto entries = fb::read_container(container, size);
     plan.description = fmt::format("{}: {}", what, describe(entries));
     const int chosen = choose_or_pass(plan, entries, device_sm);
-    if (chosen >= 0) accept_units(plan, {entries}, {chosen}, {}, device_sm, scope);
+    if (chosen >= 0) accept_entry(plan, entries, chosen, device_sm, scope);
+}
+
+// One translation unit of a relocatable image: rewritten from its PTX when that defines all of
+// the unit's machine code, else kept as it is when the device can link its machine code (the
+// device runtime nvcc adds to every -rdc program: ELF per architecture, PTX for the newest).
+// False, with the reason in `plan`, when the unit can be neither.
+bool plan_unit(ImagePlan& plan, const void* container, const std::vector<fb::Entry>& entries,
+               uint32_t device_sm, Defined& linked) {
+    Defined own;
+    add_machine_code(own, entries);
+    const int chosen = choose_ptx_entry(entries, device_sm);
+    if (chosen >= 0) {
+        const fb::Entry& e = entries[chosen];
+        std::string text = e.payload.substr(0, e.payload.find('\0'));
+        Defined ptx;
+        ptx.add_ptx(text);
+        if (ptx.lacking(own).empty()) {
+            plan.units.push_back(std::move(text));
+            plan.link_units.push_back({container, true, e});
+            plan.sm = std::max(plan.sm, e.sm_arch);
+            linked.kernels.insert(ptx.kernels.begin(), ptx.kernels.end());
+            linked.globals.insert(ptx.globals.begin(), ptx.globals.end());
+            return true;
+        }
+    }
+    if (device_runs_machine_code(entries, device_sm)) {
+        plan.link_units.push_back({container, false, {}});
+        linked.kernels.insert(own.kernels.begin(), own.kernels.end());
+        linked.globals.insert(own.globals.begin(), own.globals.end());
+        return true;
+    }
+    if (choose_or_pass(plan, entries, device_sm) >= 0)
+        pass(plan, ModuleOutcome::PtxMissingSymbols,
+             "its PTX lacks symbols of its machine code, which the device cannot run");
+    return false;
 }
 
 // A version-2 wrapper: `data` holds the device-linked machine code (none in a PTX-only build),
-// and each prelinked container one translation unit, whose PTX the driver links.
+// and each prelinked container one translation unit, which the driver links.
 void plan_relocatable(ImagePlan& plan, const void* wrapper, uint32_t device_sm, ImageScope scope) {
     plan.form = ImageForm::Relocatable;
     const auto linked = fb::read_container(fb::container_of_wrapper(wrapper));
+    std::vector<const void*> containers = fb::prelinked_containers(wrapper);
     std::vector<std::vector<fb::Entry>> units;
     std::string description = fmt::format("linked: {}", describe(linked));
-    for (const void* unit : fb::prelinked_containers(wrapper)) {
+    for (const void* unit : containers) {
         units.push_back(fb::read_container(unit));
         description += fmt::format("; unit {}: {}", units.size(), describe(units.back()));
     }
     plan.description = fmt::format("relocatable fatbin wrapper ({})", description);
-    if (units.empty()) return pass(plan, ModuleOutcome::NoPtx, "no translation units to link");
-    std::vector<int> chosen;
-    for (size_t i = 0; i < units.size(); ++i) {
-        chosen.push_back(choose_or_pass(plan, units[i], device_sm));
-        if (chosen.back() < 0) {
+    if (scope == ImageScope::JitOnly && device_runs_machine_code(linked, device_sm))
+        return pass(plan, ModuleOutcome::ExcludedBySetting,
+                    fmt::format("the device runs its linked machine code for sm_{} "
+                                "(CFRJIT_IMAGES=jit-only)",
+                                device_sm));
+    Defined relinked;
+    for (size_t i = 0; i < units.size(); ++i)
+        if (!plan_unit(plan, containers[i], units[i], device_sm, relinked)) {
             plan.reason = fmt::format("unit {}: {}", i + 1, plan.reason);
             return;
         }
-    }
-    accept_units(plan, units, chosen, linked, device_sm, scope);
+    if (plan.units.empty())
+        return pass(plan, ModuleOutcome::NoPtx, "no translation unit has PTX for the device");
+    Defined code;
+    add_machine_code(code, linked);
+    if (const std::string lacking = relinked.lacking(code); !lacking.empty())
+        return pass(plan, ModuleOutcome::PtxMissingSymbols,
+                    fmt::format("its units lack {} that its linked machine code has", lacking));
+    plan.outcome = ModuleOutcome::Rewritten;
 }
 
 } // namespace
@@ -247,7 +287,7 @@ ImagePlan plan_image(const void* image, size_t size, uint32_t device_sm, ImageSc
     }
     if (plan.outcome != ModuleOutcome::Rewritten) {
         plan.units.clear();
-        plan.unit_entries.clear();
+        plan.link_units.clear();
     }
     return plan;
 }
@@ -273,16 +313,19 @@ std::string copy_of_image(const void* image, size_t size) {
     return {};
 }
 
-RelocatableImage::RelocatableImage(const std::vector<fb::Entry>& entries,
+RelocatableImage::RelocatableImage(const std::vector<LinkUnit>& units,
                                    const std::vector<std::string>& rewritten) {
     linked_ = fb::write_container({});
-    for (size_t i = 0; i < entries.size(); ++i) {
-        fb::Entry e = entries[i];
-        e.payload = rewritten.at(i);
-        units_.push_back(fb::write_container({e}));
+    size_t next = 0;
+    for (const auto& u : units) {
+        if (!u.rewrite) continue;
+        fb::Entry e = u.entry;
+        e.payload = rewritten.at(next++);
+        rebuilt_.push_back(fb::write_container({e}));
     }
-    for (const auto& u : units_)
-        list_.push_back(u.data());
+    next = 0;
+    for (const auto& u : units)
+        list_.push_back(u.rewrite ? rebuilt_[next++].data() : u.container);
     list_.push_back(nullptr);
     wrapper_ = {fb::kWrapperMagic, static_cast<uint32_t>(fb::kWrapperVersionLinked), linked_.data(),
                 list_.data()};

@@ -28,16 +28,24 @@ enum class ImageForm {
     Other,       // a cubin, or nothing the shim understands
 };
 
+// A translation unit of a relocatable image: rewritten (from `entry`), or handed to the driver
+// as it is (its machine code links as it is).
+struct LinkUnit {
+    const void* container = nullptr;
+    bool rewrite = false;
+    ptx::fatbin::Entry entry;
+};
+
 struct ImagePlan {
     ImageForm form = ImageForm::Other;
     ModuleOutcome outcome = ModuleOutcome::NotAnImage; // Rewritten: rewrite `units`
     std::string reason;                                // why it is passed through, in words
     std::string description; // what the image held: "fatbin wrapper: ELF sm_90, PTX sm_100 (zstd)"
     uint32_t sm = 0;         // the target of the chosen PTX (0 for PTX text)
-    // The PTX to rewrite: one text, or one per translation unit of a relocatable image, with the
-    // entry it came from (for rebuilding the image).
+    // The PTX to rewrite: one text, or one per rewritten translation unit of a relocatable image.
     std::vector<std::string> units;
-    std::vector<ptx::fatbin::Entry> unit_entries;
+    // A relocatable image's translation units, in order.
+    std::vector<LinkUnit> link_units;
 };
 
 // `size` is the image's size when the API says it (0: unknown, judged from the headers).
@@ -48,12 +56,12 @@ ImagePlan plan_image(const void* image, size_t size, uint32_t device_sm, ImageSc
 // container, an ELF), or empty for a fatbin wrapper, which lives as long as the program.
 std::string copy_of_image(const void* image, size_t size);
 
-// A version-2 fatbin wrapper over rewritten translation units, for the driver to link as it links
-// the original: an empty linked container and one container per unit holding its rewritten PTX.
+// A version-2 fatbin wrapper for the driver to link as it links the original: an empty linked
+// container, and per translation unit a container holding its rewritten PTX, or the unit's own.
 class RelocatableImage {
 public:
-    RelocatableImage(const std::vector<ptx::fatbin::Entry>& entries,
-                     const std::vector<std::string>& rewritten);
+    // `rewritten`: the rewritten PTX of the units marked `rewrite`, in order.
+    RelocatableImage(const std::vector<LinkUnit>& units, const std::vector<std::string>& rewritten);
     RelocatableImage(const RelocatableImage&) = delete;
     RelocatableImage& operator=(const RelocatableImage&) = delete;
     const void* wrapper() const { return &wrapper_; }
@@ -66,7 +74,7 @@ private:
         const void* const* prelinked;
     };
     std::string linked_;
-    std::vector<std::string> units_;
+    std::vector<std::string> rebuilt_;
     std::vector<const void*> list_;
     Wrapper wrapper_{};
 };

@@ -287,6 +287,7 @@ nlohmann::json report_json(const Config& config, const std::vector<KernelStats>&
                       {"key", fmt::format("{:016x}", m.key)},
                       {"rewritten", m.rewritten()},
                       {"outcome", to_string(m.outcome)},
+                      {"ptx_target", m.ptx_sm ? fmt::format("compute_{}", m.ptx_sm) : ""},
                       {"reason", m.reason},
                       {"cache", to_string(m.cache)},
                       {"pipeline_ms", m.pipeline_ms},

@@ -192,7 +192,7 @@ LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm
             std::vector<std::string> texts;
             for (auto& u : units)
                 texts.push_back(u.compiled.ptx);
-            prepared.relocatable = std::make_unique<RelocatableImage>(plan.unit_entries, texts);
+            prepared.relocatable = std::make_unique<RelocatableImage>(plan.link_units, texts);
             prepared.original_wrapper = image;
             decision.image = prepared.relocatable->wrapper();
         } else {
@@ -208,6 +208,7 @@ LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm
         }
 
         m.outcome = ModuleOutcome::Rewritten;
+        m.ptx_sm = plan.sm;
         for (size_t i = 0; i < units.size(); ++i) {
             const Unit& u = units[i];
             m.cache = combine(m.cache, u.cache);

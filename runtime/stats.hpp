@@ -33,7 +33,8 @@ struct ModuleRecord {
     std::string description; // what the image held
     uint64_t key = 0;
     ModuleOutcome outcome = ModuleOutcome::NotAnImage;
-    std::string reason; // why the original image was loaded, in words; empty if rewritten
+    std::string reason;  // why the original image was loaded, in words; empty if rewritten
+    uint32_t ptx_sm = 0; // the architecture of the PTX rewritten (0: PTX text without a fatbin)
     CacheStatus cache = CacheStatus::Off;
     double pipeline_ms = 0; // parse + passes + print (on a hit: when the entry was built)
     double lookup_us = 0;   // cache lookup (hash, read, verify) on this load

@@ -3,7 +3,7 @@
 
 usage: check_report.py REPORT.json [--kernels-rewritten] [--kernels-timed] [--outcome=NAME]...
                                    [--no-outcome=NAME]... [--graphs] [--captured]
-                                   [--kernel=NAME]...
+                                   [--kernel=NAME]... [--ptx-target=NAME]
 
 --kernels-rewritten  every launched kernel (directly or in a graph) comes from a rewritten module
 --kernels-timed      every direct launch was timed (none lost)
@@ -12,6 +12,7 @@ usage: check_report.py REPORT.json [--kernels-rewritten] [--kernels-timed] [--ou
 --graphs             some instantiated graph was launched and timed
 --captured           some kernel launch was captured into a graph
 --kernel=NAME        a kernel of this name was launched (directly or in a graph)
+--ptx-target=NAME    every rewritten module was rewritten from this PTX (compute_75)
 Prints one summary line; exits 1 with the failed check.
 """
 import json
@@ -57,6 +58,10 @@ def main():
         elif name == "kernel":
             if not any(k["name"] == value for k in ran):
                 fail(f"kernel {value} did not run: {[k['name'] for k in ran]}")
+        elif name == "ptx-target":
+            targets = [m["ptx_target"] for m in modules if m["outcome"] == "rewritten"]
+            if not targets or any(t != value for t in targets):
+                fail(f"rewritten from {targets}, not {value}")
         else:
             fail(f"unknown check {arg}")
     summary = ", ".join(f"{k['name']} x{k['launches'] + k.get('graph_runs', 0)}" for k in ran)

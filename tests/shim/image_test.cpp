@@ -212,7 +212,7 @@ TEST_CASE("image: relocatable device code, one PTX per translation unit, rebuilt
     REQUIRE(p.units.size() == 2);
     CHECK_THAT(p.units[1], Catch::Contains("kb"));
 
-    const RelocatableImage image(p.unit_entries, {"rewritten a", "rewritten b"});
+    const RelocatableImage image(p.link_units, {"rewritten a", "rewritten b"});
     REQUIRE(fb::wrapper_version(image.wrapper()) == 2);
     CHECK(fb::read_container(fb::container_of_wrapper(image.wrapper())).empty());
     const auto rebuilt = fb::prelinked_containers(image.wrapper());
@@ -229,6 +229,44 @@ TEST_CASE("image: relocatable device code, one PTX per translation unit, rebuilt
     const auto q = plan_image(&second, 0, 90, ImageScope::All);
     CHECK(q.outcome == ModuleOutcome::PtxOnlyForNewer);
     CHECK_THAT(q.reason, Catch::StartsWith("unit 2:"));
+}
+
+TEST_CASE("image: an -rdc unit of machine code for the device is linked as it is") {
+    // The device runtime nvcc links into every -rdc program: ELF per architecture, PTX for the
+    // newest only.
+    const auto linked = make_container({});
+    const auto a = make_container({make_entry(true, 75, ptx_with(75, {"ka"}), Packing::Zstd)});
+    const auto devrt = make_container({elf_entry(80, {}, {"rt80"}), elf_entry(90, {}, {"rt"}),
+                                       make_entry(true, 121, ptx_for(121), Packing::Zstd)});
+    const void* units[] = {a.data(), devrt.data(), nullptr};
+    Wrapper wrapper{fb::kWrapperMagic, 2, linked.data(), units};
+    const auto p = plan_image(&wrapper, 0, 90, ImageScope::All);
+    REQUIRE(p.outcome == ModuleOutcome::Rewritten);
+    REQUIRE(p.units.size() == 1);
+    REQUIRE(p.link_units.size() == 2);
+    CHECK(p.link_units[0].rewrite);
+    CHECK_FALSE(p.link_units[1].rewrite);
+    const RelocatableImage image(p.link_units, {"rewritten a"});
+    const auto list = fb::prelinked_containers(image.wrapper());
+    REQUIRE(list.size() == 2);
+    CHECK(list[1] == devrt.data());
+    CHECK(fb::read_container(list[0]).at(0).payload == "rewritten a");
+    // On a device that runs none of its machine code the unit cannot be linked: passed through.
+    const auto q = plan_image(&wrapper, 0, 75, ImageScope::All);
+    CHECK(q.outcome == ModuleOutcome::PtxOnlyForNewer);
+    CHECK_THAT(q.reason, Catch::StartsWith("unit 2:"));
+}
+
+TEST_CASE("image: relocatable machine code the units do not define passes through") {
+    const auto linked = make_container({elf_entry(90, {"ka", "kz"})});
+    const auto a = make_container({make_entry(true, 75, ptx_with(75, {"ka"}), Packing::Plain)});
+    const void* units[] = {a.data(), nullptr};
+    Wrapper wrapper{fb::kWrapperMagic, 2, linked.data(), units};
+    const auto p = plan_image(&wrapper, 0, 90, ImageScope::All);
+    CHECK(p.outcome == ModuleOutcome::PtxMissingSymbols);
+    CHECK_THAT(p.reason, Catch::Contains("kernels kz"));
+    CHECK(plan_image(&wrapper, 0, 90, ImageScope::JitOnly).outcome ==
+          ModuleOutcome::ExcludedBySetting);
 }
 
 TEST_CASE("image: cubin-only and unknown images pass through") {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A program under the shim on the emulated driver, compared with the program alone:
-#   run_program.sh CFRJIT [--runs N] [--expect CHECK]... -- PROGRAM [ARGS...]
+#   run_program.sh CFRJIT [--runs N] [--images SCOPE] [--expect CHECK]... -- PROGRAM [ARGS...]
 # The program runs alone once, then under `cfrjit run` with the empty pipeline, the default one
 # and the full restructuring (loop + branch), N times each (default 1), with a fresh cache for
 # the first run of each pipeline. Every run's output must equal the program's alone, no run may
@@ -9,10 +9,11 @@
 set -u
 cfrjit=$1
 shift
-runs=1 checks=()
+runs=1 checks=() images=()
 while [[ $# -gt 0 && $1 != -- ]]; do
     case $1 in
     --runs) runs=$2; shift 2 ;;
+    --images) images=(--images "$2"); shift 2 ;;
     --expect) checks+=("--$2"); shift 2 ;;
     *) echo "run_program.sh: unknown option $1"; exit 2 ;;
     esac
@@ -32,7 +33,7 @@ for pipeline in "" default "restructure-loops,restructure-branches<selective=tru
     export CFRJIT_CACHE_DIR=$work/cache-${#pipeline}
     for ((run = 1; run <= runs; ++run)); do
         tag="passes='${pipeline}' run $run"
-        "$cfrjit" run "${passes[@]}" --report "$work/report.json" -- "$@" \
+        "$cfrjit" run "${passes[@]}" "${images[@]}" --report "$work/report.json" -- "$@" \
             >"$work/shim.out" 2>"$work/shim.err" || fail "program fails under the shim ($tag)"
         cmp -s "$work/alone.out" "$work/shim.out" || {
             diff "$work/alone.out" "$work/shim.out" | head -20
