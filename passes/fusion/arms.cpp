@@ -54,9 +54,24 @@ bool fusable(const ptx::Instruction& i) {
     return !i.has_modifier(".cc");
 }
 
+// A nested { } scope of registers and instructions (nvcc's -O0 cvta idiom) is melded flattened.
+bool fusable_scope(const std::vector<ptx::Statement>& statements) {
+    for (const auto& s : statements) {
+        if (const auto* v = std::get_if<ptx::Variable>(&s); v && v->space != ".reg") return false;
+        if (std::holds_alternative<ptx::Label>(s)) return false;
+        if (const auto* i = std::get_if<ptx::Instruction>(&s); i && !fusable(*i)) return false;
+        if (const auto* scope = std::get_if<ptx::Scope>(&s);
+            scope && !fusable_scope(scope->statements))
+            return false;
+    }
+    return true;
+}
+
 bool fusable_block(const ptx::BasicBlock& block) {
     for (const auto& s : block.statements) {
-        if (std::holds_alternative<ptx::Variable>(s) || std::holds_alternative<ptx::Scope>(s))
+        if (std::holds_alternative<ptx::Variable>(s)) return false;
+        if (const auto* scope = std::get_if<ptx::Scope>(&s);
+            scope && !fusable_scope(scope->statements))
             return false;
         if (const auto* d = std::get_if<ptx::Directive>(&s);
             d && (d->name == ".branchtargets" || d->name == ".calltargets" ||
@@ -261,11 +276,15 @@ private:
     }
 
     // Instructions of one pass through the block, with the jump-only block it must go through.
+    // A jump-only block that other blocks of the arm also reach (where the arm's lanes
+    // reconverge) is not counted: a warp may run it once for several of them.
     int cost(ptx::BlockId block, const std::vector<ptx::BlockId>& jumps) const {
         const auto raw = raw_exits(cfg_, block);
         const auto* t = cfg_.blocks[block].terminator();
+        const auto& g = f_.graph();
         const auto through_jump = [&](std::optional<ptx::BlockId> s) {
-            return s && std::find(jumps.begin(), jumps.end(), *s) != jumps.end();
+            return s && std::find(jumps.begin(), jumps.end(), *s) != jumps.end() &&
+                   g.pred[*s].size() == 1;
         };
         bool always = false;
         if (t && t->guard)

@@ -118,32 +118,22 @@ std::vector<Instruction> forms(const Instruction& i) {
     return out;
 }
 
+// A block's code with nested { } scopes flattened: their registers get fresh names.
 struct BlockCode {
-    std::vector<const Instruction*> body;                       // without the terminator
-    std::vector<std::vector<const ptx::Statement*>> directives; // before each body instruction
-    std::vector<const ptx::Statement*> trailing;                // after the last one
-    const Instruction* terminator = nullptr;
-};
+    std::vector<Instruction> body;                       // without the terminator
+    std::vector<std::vector<ptx::Statement>> directives; // before each body instruction
+    std::vector<ptx::Statement> trailing;                // after the last one
+    std::optional<Instruction> terminator;
 
-BlockCode block_code(const ptx::BasicBlock& block) {
-    BlockCode code;
-    std::vector<const ptx::Statement*> pending;
-    for (const auto& s : block.statements) {
-        if (const auto* i = std::get_if<Instruction>(&s)) {
-            if (i->control() == ptx::ControlKind::Branch) {
-                code.terminator = i;
-                continue;
-            }
-            code.body.push_back(i);
-            code.directives.push_back(std::move(pending));
-            pending.clear();
-        } else if (std::holds_alternative<ptx::Directive>(s)) {
-            pending.push_back(&s);
-        }
+    // Every instruction, the terminator last.
+    std::vector<const Instruction*> all() const {
+        std::vector<const Instruction*> out;
+        for (const auto& i : body)
+            out.push_back(&i);
+        if (terminator) out.push_back(&*terminator);
+        return out;
     }
-    code.trailing = std::move(pending);
-    return code;
-}
+};
 
 Operand reg(const std::string& name) {
     Operand o;
@@ -192,11 +182,23 @@ public:
     }
 
     std::optional<Fused> run(std::string& why) {
-        find_own_registers(A, c_.region_a);
-        find_own_registers(B, c_.region_b);
+        find_own_registers(A);
+        find_own_registers(B);
+        const size_t scoped_registers = temporaries_.size();
         for (size_t k = 0; k < c_.pairs.size(); ++k)
             alignments_.push_back(align(k));
         plan_shared_registers();
+        if (options_.refine) {
+            // Align again, now knowing which registers the first plan shares, and plan anew.
+            predicted_ = rename_;
+            rename_ = {};
+            own_fused_def_ = {};
+            temporaries_.resize(scoped_registers);
+            alignments_.clear();
+            for (size_t k = 0; k < c_.pairs.size(); ++k)
+                alignments_.push_back(align(k));
+            plan_shared_registers();
+        }
         sel_ = c_.selector;
         if (redefined_selector_) sel_ = ptx::Guard{temporary(".pred"), false};
         std::vector<std::vector<ptx::Statement>> blocks;
@@ -223,6 +225,9 @@ private:
     std::array<std::map<std::string, std::string>, 2> rename_;
     std::vector<Alignment> alignments_;
     bool redefined_selector_ = false;
+    // The shares of a first plan, when aligning a second time: two registers read the same
+    // value exactly when the first plan gave them one name.
+    std::optional<std::array<std::map<std::string, std::string>, 2>> predicted_;
     ptx::Guard sel_;                          // holds for arm A's lanes
     std::array<std::string, 2> positive_sel_; // a predicate register set for the side's lanes
     std::vector<Instruction> header_code_;    // goes where the header's branch was
@@ -232,13 +237,54 @@ private:
     std::string failure_;
 
     bool defines_anywhere(const std::string& reg) const {
-        for (const auto* region : {&c_.region_a, &c_.region_b})
-            for (const auto b : *region)
-                for (const auto& s : cfg_.blocks[b].statements)
-                    if (const auto* i = std::get_if<Instruction>(&s))
-                        for (auto d : ptx::defined_registers(*i))
-                            if (d == reg) return true;
+        for (const auto& side : code_)
+            for (const auto& block : side)
+                for (const auto* i : block.all())
+                    for (auto d : ptx::defined_registers(*i))
+                        if (d == reg) return true;
         return false;
+    }
+
+    BlockCode block_code(const ptx::BasicBlock& block) {
+        BlockCode code;
+        std::vector<ptx::Statement> pending;
+        flatten(block.statements, {}, code, pending);
+        code.trailing = std::move(pending);
+        return code;
+    }
+
+    void flatten(const std::vector<ptx::Statement>& statements,
+                 std::map<std::string, std::string> scoped, BlockCode& code,
+                 std::vector<ptx::Statement>& pending) {
+        for (const auto& s : statements)
+            if (const auto* v = std::get_if<ptx::Variable>(&s); v && v->space == ".reg") {
+                const uint32_t count = v->range.value_or(1);
+                for (uint32_t k = 0; k < count; ++k)
+                    scoped[v->range ? v->name + std::to_string(k) : v->name] = temporary(v->type);
+            }
+        for (const auto& s : statements) {
+            if (const auto* i = std::get_if<Instruction>(&s)) {
+                Instruction copy = *i;
+                if (copy.guard && scoped.count(copy.guard->predicate))
+                    copy.guard->predicate = scoped.at(copy.guard->predicate);
+                for (auto& o : copy.operands)
+                    for_each_register(o, [&](std::string& text) {
+                        if (const auto it = scoped.find(text); it != scoped.end())
+                            text = it->second;
+                    });
+                if (copy.control() == ptx::ControlKind::Branch) {
+                    code.terminator = std::move(copy);
+                    continue;
+                }
+                code.body.push_back(std::move(copy));
+                code.directives.push_back(std::move(pending));
+                pending.clear();
+            } else if (std::holds_alternative<ptx::Directive>(s)) {
+                pending.push_back(s);
+            } else if (const auto* scope = std::get_if<ptx::Scope>(&s)) {
+                flatten(scope->statements, scoped, code, pending);
+            }
+        }
     }
 
     std::string temporary(const std::string& type) {
@@ -254,22 +300,23 @@ private:
 
     // -- own registers -------------------------------------------------------------------------
 
-    void find_own_registers(Side side, const std::vector<ptx::BlockId>& region) {
+    void find_own_registers(Side side) {
         struct Site {
             ptx::BlockId block;
             size_t index;
             bool guarded;
         };
         std::map<std::string, std::vector<Site>> defs, uses;
-        for (const auto b : region) {
-            size_t index = 0;
-            ptx::for_each_instruction(cfg_.blocks[b].statements, [&](const Instruction& i) {
+        for (size_t k = 0; k < c_.pairs.size(); ++k) {
+            const ptx::BlockId b = side == A ? c_.pairs[k].a : c_.pairs[k].b;
+            const auto code = code_[side][k].all();
+            for (size_t index = 0; index < code.size(); ++index) {
+                const Instruction& i = *code[index];
                 for (auto u : ptx::used_registers(i))
                     uses[std::string(u)].push_back({b, index, false});
                 for (auto d : ptx::defined_registers(i))
                     defs[std::string(d)].push_back({b, index, bool(i.guard)});
-                ++index;
-            });
+            }
         }
         const auto& dom = f_.dominators();
         for (const auto& [name, sites] : defs) {
@@ -301,7 +348,7 @@ private:
         if (x.guard && dest && !(x.operands[0] == y.operands[0])) return std::nullopt;
         int cost = 0;
         if (x.guard && !(x.guard == y.guard))
-            cost += (own(A, x.guard->predicate) && own(B, y.guard->predicate)) ? 0 : 2;
+            cost += same_value(x.guard->predicate, y.guard->predicate) ? 0 : 2;
         for (size_t k = 0; k < x.operands.size(); ++k) {
             const auto c = k == 0 && dest ? dest_cost(x.operands[k], y.operands[k])
                                           : source_cost(x, k, x.operands[k], y.operands[k]);
@@ -309,6 +356,17 @@ private:
             cost += *c;
         }
         return (is_memory(x) ? 2 : 1) - cost;
+    }
+
+    // Whether register a of arm A and b of arm B can be read as one: by the first plan's shares
+    // when there is one, else whenever both are the arms' own (they may be shared).
+    bool same_value(const std::string& a, const std::string& b) const {
+        if (!predicted_) return own(A, a) && own(B, b);
+        const auto named = [&](Side side, const std::string& r) {
+            const auto it = (*predicted_)[side].find(r);
+            return it == (*predicted_)[side].end() ? r : it->second;
+        };
+        return named(A, a) == named(B, b);
     }
 
     std::optional<int> dest_cost(const Operand& a, const Operand& b) const {
@@ -337,7 +395,7 @@ private:
         const bool scalar_b = b.kind == K::Register || b.kind == K::Immediate;
         if (scalar_a && scalar_b) {
             if (a.negated) return std::nullopt;
-            if (a.kind == K::Register && b.kind == K::Register && own(A, a.text) && own(B, b.text))
+            if (a.kind == K::Register && b.kind == K::Register && same_value(a.text, b.text))
                 return 0;
             const auto type = operand_type(x, position, a, b);
             if (!type) return std::nullopt;
@@ -397,7 +455,7 @@ private:
         return smith_waterman(
             xs.size(), ys.size(),
             [&](size_t i, size_t j) -> std::optional<int> {
-                const auto best = best_form(*xs[i], *ys[j]);
+                const auto best = best_form(xs[i], ys[j]);
                 if (!best) return std::nullopt;
                 return best->first;
             },
@@ -413,16 +471,16 @@ private:
         for (size_t k = 0; k < c_.pairs.size(); ++k)
             for (const auto& step : alignments_[k].steps)
                 if (step.step == Step::Match) {
-                    for (auto d : ptx::defined_registers(*code_[A][k].body[step.a]))
+                    for (auto d : ptx::defined_registers(code_[A][k].body[step.a]))
                         own_fused_def_[A].insert(std::string(d));
-                    for (auto d : ptx::defined_registers(*code_[B][k].body[step.b]))
+                    for (auto d : ptx::defined_registers(code_[B][k].body[step.b]))
                         own_fused_def_[B].insert(std::string(d));
                 }
         for (size_t k = 0; k < c_.pairs.size(); ++k) {
             for (const auto& step : alignments_[k].steps) {
                 if (step.step != Step::Match) continue;
-                const Instruction& x = *code_[A][k].body[step.a];
-                const Instruction y = best_form(x, *code_[B][k].body[step.b])->second;
+                const Instruction& x = code_[A][k].body[step.a];
+                const Instruction y = best_form(x, code_[B][k].body[step.b])->second;
                 if (x.guard) share_read(x.guard->predicate, y.guard->predicate);
                 const bool dest = ptx::has_destination(x);
                 for (size_t p = 0; p < x.operands.size(); ++p) {
@@ -432,8 +490,8 @@ private:
                         share_read_operand(x.operands[p], y.operands[p]);
                 }
             }
-            const auto* tx = code_[A][k].terminator;
-            const auto* ty = code_[B][k].terminator;
+            const auto& tx = code_[A][k].terminator;
+            const auto& ty = code_[B][k].terminator;
             if (tx && ty && tx->guard && ty->guard)
                 share_read(tx->guard->predicate, ty->guard->predicate);
         }
@@ -647,35 +705,35 @@ private:
         const auto& xa = code_[A][k];
         const auto& yb = code_[B][k];
         const auto directives_before = [&](size_t i) {
-            for (const auto* d : xa.directives[i])
-                out.push_back(*d);
+            for (const auto& d : xa.directives[i])
+                out.push_back(d);
         };
         for (const auto& step : alignments_[k].steps) {
             switch (step.step) {
             case Step::Match: {
                 directives_before(step.a);
-                const auto y = best_form(*xa.body[step.a], *yb.body[step.b])->second;
-                emit_fused(*xa.body[step.a], y, out);
+                const auto y = best_form(xa.body[step.a], yb.body[step.b])->second;
+                emit_fused(xa.body[step.a], y, out);
                 break;
             }
             case Step::OnlyA:
                 directives_before(step.a);
-                emit_alone(A, *xa.body[step.a], out);
+                emit_alone(A, xa.body[step.a], out);
                 break;
             case Step::OnlyB:
-                emit_alone(B, *yb.body[step.b], out);
+                emit_alone(B, yb.body[step.b], out);
                 break;
             }
         }
-        for (const auto* d : xa.trailing)
-            out.push_back(*d);
+        for (const auto& d : xa.trailing)
+            out.push_back(d);
         return out;
     }
 
     // The guard of a pair's fused branch, or nullopt for an unconditional pair.
     std::optional<ptx::Guard> branch_guard(size_t k, std::vector<ptx::Statement>& out) {
-        const auto* tx = code_[A][k].terminator;
-        const auto* ty = code_[B][k].terminator;
+        const auto& tx = code_[A][k].terminator;
+        const auto& ty = code_[B][k].terminator;
         if (!tx || !tx->guard) return std::nullopt;
         const ptx::Guard ga{name(A, tx->guard->predicate), tx->guard->negated};
         ptx::Guard gb{name(B, ty->guard->predicate), ty->guard->negated};
@@ -809,17 +867,31 @@ private:
         return count;
     }
 
+    // gain: one pass through the construct by a warp split at the header, both lane groups
+    // walking their arms. loss: a bound on what any pass costs more than before. With one pair,
+    // every lane runs the one fused block, so a pass by one arm's lanes alone is the worst case;
+    // with more, lanes of either arm may run any fused block, so each is charged against the
+    // cheaper of its two blocks.
     void measure(Fused& result, const std::vector<size_t>& fused_id,
                  const std::vector<ptx::BlockId>& new_id) const {
         const auto materialised = int(header_code_.size());
-        const int header_uniform = 1 + std::min(c_.jumps_into_a, c_.jumps_into_b) - materialised;
-        const int header_divergent = 1 + c_.jumps_into_a + c_.jumps_into_b - materialised;
-        int gain = header_divergent, loss = -header_uniform;
-        for (size_t k = 0; k < c_.pairs.size(); ++k) {
-            const auto& p = c_.pairs[k];
-            const int fused = issued(result.cfg, ptx::BlockId(fused_id[k]));
+        const int header_a = 1 + c_.jumps_into_a - materialised;
+        const int header_b = 1 + c_.jumps_into_b - materialised;
+        int gain = header_a + header_b - (1 - materialised), loss = 0;
+        if (c_.pairs.size() == 1) {
+            const auto& p = c_.pairs[0];
+            const int fused = issued(result.cfg, ptx::BlockId(fused_id[0]));
             gain += p.original_a_cost + p.original_b_cost - fused;
-            loss += std::max(0, fused - std::min(p.original_a_cost, p.original_b_cost));
+            loss = std::max(fused - p.original_a_cost - header_a,
+                            fused - p.original_b_cost - header_b);
+        } else {
+            loss = -std::min(header_a, header_b);
+            for (size_t k = 0; k < c_.pairs.size(); ++k) {
+                const auto& p = c_.pairs[k];
+                const int fused = issued(result.cfg, ptx::BlockId(fused_id[k]));
+                gain += p.original_a_cost + p.original_b_cost - fused;
+                loss += std::max(0, fused - std::min(p.original_a_cost, p.original_b_cost));
+            }
         }
         // A kept block whose fall-through is no longer next pays a jump.
         for (ptx::BlockId b = 0; b < cfg_.blocks.size(); ++b)
@@ -839,7 +911,22 @@ private:
 std::optional<Fused> meld(passes::FunctionUnit& function, const Construct& construct,
                           const Liveness& liveness, const RegisterTypes& types,
                           const MeldOptions& options, std::string& why) {
-    return Melder(function, construct, liveness, types, options).run(why);
+    MeldOptions once = options;
+    once.refine = false;
+    auto first = Melder(function, construct, liveness, types, once).run(why);
+    if (!options.refine) return first;
+    std::string why_refined;
+    auto refined = Melder(function, construct, liveness, types, options).run(why_refined);
+    if (!first) {
+        why = why_refined;
+        return refined;
+    }
+    const auto better = [](const Fused& x, const Fused& y) {
+        if (x.divergent_gain != y.divergent_gain) return x.divergent_gain > y.divergent_gain;
+        if (x.uniform_loss != y.uniform_loss) return x.uniform_loss < y.uniform_loss;
+        return x.instructions_after < y.instructions_after;
+    };
+    return refined && better(*refined, *first) ? refined : first;
 }
 
 } // namespace cfr::fusion

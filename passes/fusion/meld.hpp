@@ -42,20 +42,23 @@ struct Fused {
     ptx::Cfg cfg; // the function's CFG with the construct fused
     // Registers to declare, by the placeholder names the CFG uses for them, and their types.
     std::vector<std::pair<std::string, std::string>> registers;
-    std::vector<std::string> labels_wanted; // placeholder labels, to be given fresh names
-    int divergent_gain = 0;                 // instructions saved when the warp splits at the header
-    int uniform_loss = 0; // at most this many more when it does not (negative: fewer)
-    int matched = 0;      // instruction pairs fused
-    int selects = 0;      // selp / predicate moves added for operands that differ
-    int copies = 0;       // moves that hand a fused result to an arm's register
+    int divergent_gain = 0; // instructions saved when the warp splits at the header
+    int uniform_loss = 0;   // at most this many more when it does not (negative: fewer)
+    int matched = 0;        // instruction pairs fused
+    int selects = 0;        // selp / predicate moves added for operands that differ
+    int copies = 0;         // moves that hand a fused result to an arm's register
     int instructions_before = 0, instructions_after = 0; // static, whole function
 };
 
 struct MeldOptions {
     int gap = 0; // Smith-Waterman penalty for an instruction left alone inside the aligned window
+    // Also align a second time with the registers the first plan shares known, and keep the
+    // better of the two melds.
+    bool refine = true;
 };
 
-// Melds the construct. nullopt, with `why`, where an operand cannot be selected.
+// Melds the construct (the better of the melds MeldOptions asks for). nullopt, with `why`, where an
+// operand cannot be selected.
 std::optional<Fused> meld(passes::FunctionUnit& function, const Construct& construct,
                           const Liveness& liveness, const RegisterTypes& types,
                           const MeldOptions& options, std::string& why);
