@@ -18,6 +18,7 @@
 // a divergent branch where the cost model says it pays.
 #include "passes/analysis/divergence.hpp"
 #include "passes/linearize/cost_model.hpp"
+#include "passes/linearize/linear_shape.hpp"
 #include "passes/linearize/node_list.hpp"
 #include "passes/linearize/regions.hpp"
 #include "passes/module_unit.hpp"
@@ -144,7 +145,7 @@ private:
 
     bool pays() {
         const auto divergent = divergent_blocks();
-        const bool unstructured = !f_.structure().unstructured_edges.empty();
+        const bool unstructured = !unstructured_edges(f_.cfg()).empty();
         const bool any_divergent =
             std::any_of(divergent.begin(), divergent.end(), [](bool d) { return d; });
         if (!unstructured || !any_divergent) {

@@ -1,8 +1,10 @@
 // The guarded-sequence shape of seed 003's linearization: see linear_shape.hpp.
 #include "passes/linearize/linear_shape.hpp"
 
+#include "passes/analysis/dominance.hpp"
 #include "passes/analysis/loops.hpp"
 #include "passes/analysis/structure.hpp"
+#include "passes/analysis/unstructured_edges.hpp"
 
 #include <fmt/format.h>
 
@@ -21,7 +23,71 @@ bool voted(const ptx::BasicBlock& block, const std::string& predicate) {
     return false;
 }
 
+bool forwards(const ptx::BasicBlock& block) {
+    const ptx::Instruction* only = nullptr;
+    for (const auto& s : block.statements) {
+        if (std::holds_alternative<ptx::Label>(s)) continue;
+        const auto* in = std::get_if<ptx::Instruction>(&s);
+        if (!in || only) return false;
+        only = in;
+    }
+    return only && !only->guard && only->control() == ptx::ControlKind::Branch;
+}
+
 } // namespace
+
+Digraph through_jumps(const ptx::Cfg& cfg) {
+    const Digraph g = cfg.graph();
+    std::vector<bool> jump(g.size(), false);
+    for (ptx::BlockId b = 0; b < cfg.blocks.size(); ++b)
+        jump[b] = b != cfg.entry() && forwards(cfg.blocks[b]) && g.succ[b].size() == 1;
+    Digraph out(g.size());
+    for (NodeId u = 0; u < g.size(); ++u)
+        for (NodeId v : g.succ[u]) {
+            for (size_t hops = 0; jump[v] && hops < g.size() && g.succ[v].front() != v; ++hops)
+                v = g.succ[v].front();
+            out.add_edge(u, v);
+        }
+    return out;
+}
+
+std::vector<analysis::Edge> unstructured_edges(const ptx::Cfg& cfg) {
+    const Digraph g = through_jumps(cfg);
+    auto edges = analysis::unstructured_edges(g, cfg.entry(), cfg.exit());
+    const auto dom = analysis::dominators(g, cfg.entry());
+    const auto pdom = analysis::post_dominators(g, cfg.exit());
+    auto distinct = [](std::vector<NodeId> nodes) {
+        std::sort(nodes.begin(), nodes.end());
+        nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+        return nodes;
+    };
+    for (NodeId u = 0; u < g.size(); ++u) {
+        if (!dom.in_tree(u) || distinct(g.succ[u]).size() < 2) continue;
+        for (NodeId v : distinct(g.succ[u])) {
+            if (dom.dominates(v, u) || pdom.dominates(v, u)) continue;
+            std::vector<NodeId> forward;
+            for (NodeId p : g.pred[v])
+                if (dom.in_tree(p) && !dom.dominates(v, p)) forward.push_back(p);
+            if (distinct(forward).size() >= 2) edges.push_back({u, v});
+        }
+    }
+    // A join that does not post-dominate its immediate dominator merges paths of different
+    // branches: every edge into it is unstructured (0->1,2 1->3,5 2->4 3->4 4->5: 4 joins a path
+    // of branch 0 with one of branch 1, behind blocks with one successor).
+    for (NodeId v = 0; v < cfg.blocks.size(); ++v) {
+        if (!dom.in_tree(v) || dom.idom[v] == analysis::kNoNode) continue;
+        std::vector<NodeId> forward;
+        for (NodeId p : g.pred[v])
+            if (dom.in_tree(p) && !dom.dominates(v, p)) forward.push_back(p);
+        forward = distinct(forward);
+        if (forward.size() < 2 || pdom.dominates(v, dom.idom[v])) continue;
+        for (NodeId p : forward)
+            edges.push_back({p, v});
+    }
+    std::sort(edges.begin(), edges.end());
+    edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+    return edges;
+}
 
 std::string guarded_sequence_problem(const ptx::Cfg& cfg) {
     const ptx::BlockId n = static_cast<ptx::BlockId>(cfg.blocks.size());

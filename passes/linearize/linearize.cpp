@@ -9,7 +9,8 @@
 // and branch interleaving (`order=interleave`).
 //
 // Pre: the function has a CFG. Post: the function computes what it did; where every region was
-// linearized (not `selective`, no `max-depth`), the CFG has no unstructured edge (Definition 1).
+// linearized (not `selective`, no `max-depth`), the CFG has no unstructured edge (Definition 1,
+// read through jump blocks: linear_shape.hpp).
 // Regions holding `trap`, `brx.idx`, or `exit` in a non-kernel function are left as they are.
 // `selective=true` leaves regions whose branches the divergence analysis proves uniform, and
 // regions where the cost model (cost_model.hpp) says linearization does not pay; `merge-loops=auto`
@@ -17,6 +18,7 @@
 // numbers are in the pass report.
 #include "passes/analysis/divergence.hpp"
 #include "passes/linearize/cost_model.hpp"
+#include "passes/linearize/linear_shape.hpp"
 #include "passes/linearize/region_plan.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
@@ -83,7 +85,7 @@ public:
         RegionContext context(g, cfg.entry(), cfg.exit(), f_.dominators(), f_.post_dominators());
         divergent_ = divergent_blocks();
         FunctionCosts costs(cfg, g, f_.post_dominators().idom, divergent_, Weights::Gpu, profile_);
-        unstructured_ = f_.structure().unstructured_edges;
+        unstructured_ = unstructured_edges(cfg);
 
         std::vector<Region> seeds;
         if (options_.max_depth)

@@ -24,7 +24,7 @@ inline std::string unstructured_edges_left(const std::string& ptx) {
     passes::ModuleUnit unit(module);
     std::string out;
     for (auto& function : unit.functions()) {
-        const auto& edges = function.structure().unstructured_edges;
+        const auto edges = linearize::unstructured_edges(function.cfg());
         if (!edges.empty())
             out += function.function().name + ": " + std::to_string(edges.size()) + " edges; ";
     }

@@ -1,6 +1,7 @@
 // The synthetic-CFG experiment (seed 000 section V-C) and the random-CFG differential tester,
 // bounded for CI: pinned enumeration counts, every configuration's output equal to the
-// original's, no redundant block executions left after branch restructuring.
+// original's, no redundant block executions left after branch restructuring or linearization,
+// every linearization of the promised shape.
 #include "divergence_soundness.hpp"
 #include "tools/cfr-synth/configurations.hpp"
 #include "tools/cfr-synth/enumerate.hpp"
@@ -33,6 +34,14 @@ uint64_t cumulative(const std::vector<SizeCounts>& counts) {
 std::vector<Configuration> available_configurations() {
     std::vector<std::string> missing;
     return select_configurations({}, missing);
+}
+
+// The linearizations of seeds 002 and 003 (selected by name).
+std::vector<Configuration> linearizations() {
+    std::vector<std::string> missing;
+    return select_configurations(
+        {"linearize-O0", "linearize-O1", "linearize-O2", "linearize", "linearize+merge", "blockip"},
+        missing);
 }
 
 bool has(const std::vector<Configuration>& configurations, const std::string& name) {
@@ -189,4 +198,55 @@ TEST_CASE("divergence analysis is sound on synthetic kernels", "[synth][divergen
               << " branches executed, " << total.diverged << " diverged; " << total.static_divergent
               << " classified divergent, of which " << total.static_divergent_never
               << " never diverged in the run\n";
+}
+
+TEST_CASE("N=6 experiment, linearize and blockip-linearize leave no redundant executions",
+          "[synth][linearize]") {
+    const auto configurations = linearizations();
+    REQUIRE(has(configurations, "linearize"));
+    REQUIRE(has(configurations, "blockip"));
+    std::vector<Configuration> two;
+    for (const auto& c : configurations)
+        if (c.name == "linearize" || c.name == "blockip") two.push_back(c);
+    const auto graphs = select_graphs(6, Enumeration::Labelled, Unstructured::NotTailStructured);
+    std::ostringstream log;
+    const auto result = run_experiment(graphs, two, {32, false, false}, log);
+    INFO(log.str());
+    CHECK(result.failures == 0);
+    uint64_t redundant_original = 0;
+    for (const auto& row : result.rows) {
+        INFO(row.configuration << " graph " << row.id << " [" << row.graph << "]: " << row.status);
+        CHECK(row.status == "ok");
+        if (row.configuration == "original")
+            redundant_original += row.redundant;
+        else
+            CHECK(row.redundant == 0);
+    }
+    CHECK(redundant_original > 0);
+}
+
+// The random differential tester on the linearizations, with a fixed seed (about 15 s).
+TEST_CASE("random CFGs with loops, every linearization computes what the original does and "
+          "keeps its promised shape",
+          "[synth][random][linearize]") {
+    FuzzOptions options;
+    options.seed = 20261123;
+    options.count = 300;
+    options.progress = false;
+    if (std::filesystem::exists(CFRJIT_PTXAS)) options.ptxas = CFRJIT_PTXAS;
+    options.ptxas_every = 10;
+    std::ostringstream log;
+    const auto configurations = linearizations();
+    REQUIRE(configurations.size() == 6);
+    const auto result = run_fuzz(options, configurations, log);
+    INFO(log.str());
+    CHECK(result.graphs == 300);
+    CHECK(result.classes.count("cyclic irreducible"));
+    CHECK(result.mismatches == 0);
+    CHECK(result.errors == 0);
+    CHECK(result.not_as_promised == 0);
+    CHECK(result.ptxas_failures == 0);
+    if (!options.ptxas.empty()) CHECK(result.ptxas_checked > 0);
+    CHECK(result.redundant_original > 0);
+    CHECK(result.redundant_after.at("blockip") == 0);
 }

@@ -1,7 +1,13 @@
-// Configurations of seed 000's restructuring (section IV A-C) as pass pipelines.
+// Configurations of seed 000's restructuring (section IV A-C) and of the linearizations of seeds
+// 002 and 003 as pass pipelines.
 #include "tools/cfr-synth/configurations.hpp"
 
+#include "passes/analysis/structure.hpp"
+#include "passes/linearize/linear_shape.hpp"
 #include "passes/pipeline.hpp"
+#include "ptx/cfg.hpp"
+
+#include <fmt/format.h>
 
 #if __has_include("passes/configurations.hpp")
 #include "passes/configurations.hpp"
@@ -12,12 +18,27 @@
 
 namespace cfr::synth {
 
+namespace {
+
+void add_linearizations(std::vector<Configuration>& list) {
+    list.push_back({"linearize-O0", "linearize<opt=0>", false, false, Shape::NoUnstructuredEdge});
+    list.push_back({"linearize-O1", "linearize<opt=1>", false, false, Shape::NoUnstructuredEdge});
+    list.push_back({"linearize-O2", "linearize<opt=2>", false, false, Shape::NoUnstructuredEdge});
+    list.push_back({"linearize", "linearize", false, false, Shape::NoUnstructuredEdge});
+    list.push_back(
+        {"linearize+merge", "linearize<merge-loops=on>", false, false, Shape::NoUnstructuredEdge});
+    list.push_back({"blockip", "blockip-linearize", false, false, Shape::GuardedSequence});
+}
+
+} // namespace
+
 const std::vector<Configuration>& known_configurations() {
 #ifdef CFR_SYNTH_NAMED_CONFIGURATIONS
     static const std::vector<Configuration> configurations = [] {
         std::vector<Configuration> result;
         for (const auto& c : passes::configurations())
-            result.push_back({c.name, c.pipeline, c.tail_structured, true});
+            result.push_back({c.name, c.pipeline, c.tail_structured, true,
+                              c.tail_structured ? Shape::TailStructured : Shape::Any});
         return result;
     }();
 #else
@@ -25,18 +46,46 @@ const std::vector<Configuration>& known_configurations() {
         {"none", "", false, false},
         {"loop", "restructure-loops", false, false},
         {"loop-copy", "restructure-loops-copy", false, false},
-        {"loop+branch", "restructure-loops,restructure-branches", true, false},
-        {"loop-copy+branch", "restructure-loops-copy,restructure-branches", true, false},
+        {"loop+branch", "restructure-loops,restructure-branches", true, false,
+         Shape::TailStructured},
+        {"loop-copy+branch", "restructure-loops-copy,restructure-branches", true, false,
+         Shape::TailStructured},
     };
 #endif
     return configurations;
 }
 
+std::string shape_problem(Shape shape, const ptx::Cfg& cfg) {
+    switch (shape) {
+    case Shape::Any:
+        return {};
+    case Shape::TailStructured: {
+        const auto klass = analysis::classify(cfg.graph(), cfg.entry(), cfg.exit()).klass;
+        if (klass == analysis::StructuralClass::Linear ||
+            klass == analysis::StructuralClass::TailStructured)
+            return {};
+        return fmt::format("result is {}, not tail-structured", analysis::to_string(klass));
+    }
+    case Shape::NoUnstructuredEdge: {
+        const auto edges = linearize::unstructured_edges(cfg);
+        if (edges.empty()) return {};
+        return fmt::format("{} unstructured edges left (Definition 1)", edges.size());
+    }
+    case Shape::GuardedSequence:
+        return linearize::guarded_sequence_problem(cfg);
+    }
+    return {};
+}
+
 const std::vector<Configuration>& extra_configurations() {
-    static const std::vector<Configuration> configurations = {
-        {"fuse-branches", "fuse-branches", false, false},
-        {"divergence-map", "divergence-map", false, false},
-    };
+    static const std::vector<Configuration> configurations = [] {
+        std::vector<Configuration> result = {
+            {"fuse-branches", "fuse-branches", false, false},
+            {"divergence-map", "divergence-map", false, false},
+        };
+        add_linearizations(result);
+        return result;
+    }();
     return configurations;
 }
 

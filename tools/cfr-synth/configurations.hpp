@@ -1,7 +1,9 @@
 // The configurations the synthetic-CFG experiment compares (seed 000 sections IV and V-D 2): the
 // named configurations of passes/configurations.hpp where the build has them, each a name and
-// the pass pipeline that implements it. Configurations whose passes are not registered in this
-// build are reported as unavailable and skipped.
+// the pass pipeline that implements it, with the shape its result must have; by name also the
+// linearizations of seed 002 (linearize at O0-O3, with loop merging) and seed 003
+// (blockip-linearize), and other transforms. Configurations whose passes are not registered in
+// this build are reported as unavailable and skipped.
 #pragma once
 
 #include <string>
@@ -9,16 +11,29 @@
 
 namespace cfr::ptx {
 struct Module;
-}
+struct Cfg;
+} // namespace cfr::ptx
 
 namespace cfr::synth {
+
+// The shape a configuration promises for every kernel it rewrites.
+enum class Shape {
+    Any,
+    TailStructured,     // seed 000: tail-structured (or linear)
+    NoUnstructuredEdge, // seed 002: no unstructured edge (Definition 1)
+    GuardedSequence,    // seed 003: one linear sequence of guarded blocks
+};
 
 struct Configuration {
     std::string name;
     std::string pipeline;         // pass pipeline text ("" = no pass)
     bool tail_structured = false; // the result must classify as tail-structured (or linear)
     bool named = false; // one of passes/configurations.hpp: applied with run_configuration()
+    Shape shape = Shape::Any;
 };
+
+// "" when the kernel's CFG has the shape, else what breaks it.
+std::string shape_problem(Shape shape, const ptx::Cfg& cfg);
 
 // Applies the configuration to the module.
 void apply(const Configuration& configuration, ptx::Module& module);
@@ -27,7 +42,8 @@ void apply(const Configuration& configuration, ptx::Module& module);
 const std::vector<Configuration>& known_configurations();
 
 // Transforms outside seed 000's set, selected by name only: fuse-branches (seed 001 branch
-// fusion), divergence-map (seed 004 instrumentation; the output must not change).
+// fusion), divergence-map (seed 004 instrumentation; the output must not change), linearize-O0,
+// linearize-O1, linearize-O2, linearize (O3), linearize+merge (seed 002), blockip (seed 003).
 const std::vector<Configuration>& extra_configurations();
 
 // The configurations whose pipelines parse in this build. `names` selects by name ("" = all of

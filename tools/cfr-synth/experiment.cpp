@@ -130,8 +130,11 @@ ExperimentResult run_experiment(const std::vector<SelectedGraph>& graphs,
                     const auto diff = compare_outputs(original.output, run.output, 1);
                     if (!diff.empty())
                         failure = "MISMATCH " + diff;
-                    else if (configuration.tail_structured && !tail_structured(variant.klass))
-                        failure = "NOT-TAIL-STRUCTURED " + row.result_class;
+                    else if (!variant.shape.empty())
+                        failure =
+                            (configuration.shape == Shape::TailStructured ? "NOT-TAIL-STRUCTURED "
+                                                                          : "NOT-AS-PROMISED ") +
+                            variant.shape;
                 }
             }
             if (!failure.empty()) {

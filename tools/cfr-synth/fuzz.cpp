@@ -17,10 +17,6 @@ namespace cfr::synth {
 
 namespace {
 
-bool tail_structured(analysis::StructuralClass k) {
-    return k == analysis::StructuralClass::Linear || k == analysis::StructuralClass::TailStructured;
-}
-
 // ptxas's verdict on a module: "" when accepted, its first line of complaint otherwise.
 std::string run_ptxas(const std::string& ptxas, const std::string& ptx) {
     const auto dir = std::filesystem::temp_directory_path();
@@ -122,10 +118,10 @@ FuzzResult run_fuzz(const FuzzOptions& options, const std::vector<Configuration>
                     if (!diff.empty()) {
                         ++result.mismatches;
                         failure = "MISMATCH " + diff;
-                    } else if (configuration.tail_structured && !tail_structured(variant.klass)) {
-                        ++result.not_tail_structured;
-                        failure = fmt::format("result is {}, not tail-structured",
-                                              analysis::to_string(variant.klass));
+                    } else if (!variant.shape.empty()) {
+                        ++(configuration.shape == Shape::TailStructured ? result.not_tail_structured
+                                                                        : result.not_as_promised);
+                        failure = variant.shape;
                     }
                 }
                 if (failure.empty() && check_ptxas) {

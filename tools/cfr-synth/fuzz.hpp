@@ -1,7 +1,8 @@
 // The random-CFG differential tester: random CFGs with loops (random_cfg.hpp) as kernels whose
 // branches follow random per-lane data under a fuel bound (ptx_generator.hpp), run unrestructured
-// and after every configuration on the emulator; outputs must match exactly, and the
-// configurations of seed 000's full restructuring (section IV) must produce tail-structured CFGs.
+// and after every configuration on the emulator; outputs must match exactly, the configurations
+// of seed 000's full restructuring (section IV) must produce tail-structured CFGs, linearize none
+// with an unstructured edge, and blockip-linearize one guarded sequence.
 // Optionally ptxas checks the rewritten PTX.
 #pragma once
 
@@ -33,13 +34,16 @@ struct FuzzResult {
     uint64_t runs = 0;
     uint64_t mismatches = 0;
     uint64_t errors = 0;
-    uint64_t not_tail_structured = 0;
+    uint64_t not_tail_structured = 0; // seed 000's restructuring
+    uint64_t not_as_promised = 0;     // linearizations: unstructured edges, or no guarded sequence
     uint64_t ptxas_checked = 0;
     uint64_t ptxas_failures = 0;
     std::map<std::string, uint64_t> classes;         // of the generated graphs, "cyclic " prefixed
     std::map<std::string, uint64_t> redundant_after; // per configuration, summed
     uint64_t redundant_original = 0;
-    uint64_t failures() const { return mismatches + errors + not_tail_structured + ptxas_failures; }
+    uint64_t failures() const {
+        return mismatches + errors + not_tail_structured + not_as_promised + ptxas_failures;
+    }
 };
 
 FuzzResult run_fuzz(const FuzzOptions& options, const std::vector<Configuration>& configurations,

@@ -34,6 +34,7 @@ Variant transform(const std::string& ptx, const Configuration& configuration) {
                                       [&](const ptx::Instruction&) { ++v.static_instructions; });
             const auto cfg = ptx::build_cfg(*function);
             v.klass = analysis::classify(cfg.graph(), cfg.entry(), cfg.exit()).klass;
+            v.shape = shape_problem(configuration.shape, cfg);
         }
     } catch (const std::exception& e) {
         v.error = e.what();
@@ -142,6 +143,7 @@ Evaluation evaluate(Harness& harness, const std::string& ptx, const Configuratio
         nlohmann::json v{{"ptx", e.variant.ptx},
                          {"static", e.variant.static_instructions},
                          {"class", int(e.variant.klass)},
+                         {"shape", e.variant.shape},
                          {"error", e.variant.error}};
         bool ok = write_all(fds[1], v.dump() + "\n");
         if (ok && e.variant.error.empty()) {
@@ -178,6 +180,7 @@ Evaluation evaluate(Harness& harness, const std::string& ptx, const Configuratio
         e.variant.ptx = v["ptx"];
         e.variant.static_instructions = v["static"];
         e.variant.klass = analysis::StructuralClass(v["class"].get<int>());
+        e.variant.shape = v["shape"];
         e.variant.error = v["error"];
     }
     if (second != std::string::npos) {

@@ -18,6 +18,7 @@ struct Variant {
     size_t static_instructions = 0;
     analysis::StructuralClass klass = analysis::StructuralClass::Irreducible;
     std::string error; // parse, pass or CFG failure; empty on success
+    std::string shape; // how the result breaks the promised shape; "" where it keeps it
 };
 
 Variant transform(const std::string& ptx, const Configuration& configuration);
