@@ -37,13 +37,25 @@ void LaunchStats::accumulate(const LaunchStats& o) {
     divergent_branches += o.divergent_branches;
     max_stack_depth = std::max(max_stack_depth, o.max_stack_depth);
     cycles += o.cycles;
-    if (branches.empty()) {
-        branches = o.branches;
-    } else {
-        for (size_t i = 0; i < branches.size() && i < o.branches.size(); ++i) {
-            branches[i].visits += o.branches[i].visits;
-            branches[i].divergent += o.branches[i].divergent;
+    // Branch by branch: the same function, instruction and line (a kernel name may come from
+    // more than one module).
+    for (size_t i = 0; i < o.branches.size(); ++i) {
+        const BranchStats& b = o.branches[i];
+        const auto same = [&](const BranchStats& x) {
+            return x.function == b.function && x.index == b.index && x.line == b.line;
+        };
+        BranchStats* into = nullptr;
+        if (i < branches.size() && same(branches[i]))
+            into = &branches[i];
+        else if (const auto it = std::find_if(branches.begin(), branches.end(), same);
+                 it != branches.end())
+            into = &*it;
+        if (!into) {
+            branches.push_back(b);
+            continue;
         }
+        into->visits += b.visits;
+        into->divergent += b.divergent;
     }
     if (blocks_executed.empty()) {
         blocks_executed = o.blocks_executed;
