@@ -154,10 +154,15 @@ void FunctionCosts::walk(NodeId n, NodeId stop, double w, const std::vector<bool
             continue;
         }
         if (divergent_[n]) {
+            // The warp splits with probability kSplit: every side runs up to the branch's
+            // immediate post-dominator; otherwise it goes one way as a whole.
             const NodeId r = ipdom_[n];
-            for (NodeId s : next)
-                walk(s, r, w, scope, acc, budget);
+            for (NodeId s : next) {
+                walk(s, r, w * kSplit, scope, acc, budget);
+                walk(s, stop, w * (1 - kSplit) / double(next.size()), scope, acc, budget);
+            }
             if (r == stop) return;
+            w *= kSplit;
             n = r;
             continue;
         }

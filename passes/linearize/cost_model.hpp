@@ -8,8 +8,9 @@
 // what the emulator's warp-instruction count measures; the model is calibrated against it.
 //
 // Executions (per warp, per pass through a region or per loop iteration) come from a symbolic run
-// of the reconvergence stack: a branch the divergence analysis calls divergent sends the warp down
-// every side up to the branch's immediate post-dominator, a uniform one down each side with equal
+// of the reconvergence stack: at a branch the divergence analysis calls divergent the warp splits
+// with probability kSplit (every side runs up to the branch's immediate post-dominator) and
+// otherwise goes down one side as a whole; at a uniform branch it goes down each side with equal
 // probability. Retreating edges are not followed. With a profile (emulator counts of the original
 // kernel) the measured executions and divergence replace the estimates.
 //
@@ -119,6 +120,7 @@ struct MergeEstimate {
 };
 
 // The parameters the model assumes without a profile.
+inline constexpr double kSplit = 0.5; // chance that a divergent branch splits a warp
 inline constexpr double kStaticTrips = 16;
 inline constexpr double kLanes = 32;
 

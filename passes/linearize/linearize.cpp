@@ -495,7 +495,39 @@ private:
             e.after += costs.weight(b) * kept + (f_.cfg().blocks[b].terminator() ? 0 : kept);
         }
         e.after += control;
+        add_loops(costs, plan, runs, control, e);
         return e;
+    }
+
+    // The loops of a region repeat what one pass estimates. A loop with a divergent branch whose
+    // sides both stay in the loop but which reconverges only outside it splits the warp for good:
+    // its lane groups run their iterations one after another (kLanes * kSplit groups), where the
+    // linearized loop runs every block once per sweep for as many sweeps as the longest lane
+    // needs (twice the mean trip count).
+    void add_loops(const FunctionCosts& costs, const RegionPlan& plan,
+                   const std::vector<double>& runs, double control, RegionEstimate& e) const {
+        const auto& nest = f_.loops();
+        const auto& ipdom = f_.post_dominators().idom;
+        const double per_unit = control / double(std::max<size_t>(1, plan.units.size()));
+        for (const auto& loop : nest.loops) {
+            if (!plan.region.contains(loop.header)) continue;
+            if (loop.parent >= 0 && plan.region.contains(nest.loops[loop.parent].header)) continue;
+            double path = 0, all = 0, units = 0;
+            bool splits = false;
+            for (NodeId b : loop.body) {
+                path += costs.weight(b) * runs[b];
+                all += costs.weight(b) * std::min(runs[b], 1.0);
+                units += plan.unit_of_block[b] != kNoSlot;
+                size_t inside = 0;
+                for (NodeId s : f_.graph().succ[b])
+                    inside += loop.contains(s);
+                splits = splits || (costs.divergent(b) && inside >= 2 && !loop.contains(ipdom[b]));
+            }
+            const double groups = splits ? kLanes * kSplit : 1.0;
+            const double sweeps = splits ? 2.0 : 1.0;
+            e.before += (groups * kStaticTrips - 1) * path;
+            e.after += (sweeps * kStaticTrips - 1) * (all + per_unit * units);
+        }
     }
 
     void count(const RegionPlan& plan, size_t subregions) {

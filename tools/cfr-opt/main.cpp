@@ -26,6 +26,7 @@ struct Options {
     std::string pipeline;
     std::string config;
     std::string dot_dir;
+    std::string profile;
     bool classify = false;
     bool stats = false;
     bool divergence = false;
@@ -47,6 +48,22 @@ void write_dot_files(const cfr::ptx::Module& module, const std::filesystem::path
                       << '\n';
         }
     }
+}
+
+// Gives every pass of the pipeline that has a `profile` option the emulator counts in `file`.
+void with_profile(std::vector<cfr::passes::PassSpec>& pipeline, const std::string& file) {
+    bool used = false;
+    for (auto& spec : pipeline) {
+        const auto* info = cfr::passes::find_pass(spec.name);
+        for (const auto& option : info->options)
+            if (option.name == "profile" && !spec.options.count("profile")) {
+                spec.options["profile"] = file;
+                used = true;
+            }
+    }
+    if (!used)
+        throw cfr::passes::PipelineError("--profile: no pass of the pipeline takes a profile "
+                                         "(linearize and blockip-linearize do)");
 }
 
 void print_pass_list() {
@@ -75,11 +92,13 @@ int run(const Options& options) {
         throw cfr::passes::PipelineError("give either -p or --config, not both");
     const auto* config =
         options.config.empty() ? nullptr : &cfr::passes::configuration(options.config);
-    const auto pipeline = cfr::passes::parse_pipeline(config ? config->pipeline : options.pipeline);
+    auto pipeline = cfr::passes::parse_pipeline(config ? config->pipeline : options.pipeline);
+    if (!options.profile.empty()) with_profile(pipeline, options.profile);
     const std::string text = cfr::tools::read_file(options.input);
     cfr::ptx::Module module = cfr::ptx::parse(text, options.input);
-    const auto pass_reports = config ? cfr::passes::run_configuration(module, *config)
-                                     : cfr::passes::run_pipeline(module, pipeline);
+    const auto pass_reports = config && options.profile.empty()
+                                  ? cfr::passes::run_configuration(module, *config)
+                                  : cfr::passes::run_pipeline(module, pipeline);
 
     if (options.divergence) {
         cfr::passes::ModuleUnit unit(module);
@@ -125,7 +144,9 @@ int main(int argc, char** argv) {
     app.footer("Examples:\n"
                "  cfr-opt -i kernel.ptx --classify --stats\n"
                "  cfr-opt -i kernel.ptx --dot cfgs/ -o out.ptx\n"
-               "  cfr-opt -i kernel.ptx --classify --json > report.json");
+               "  cfr-opt -i kernel.ptx --classify --json > report.json\n"
+               "  cfr-opt -i kernel.ptx -p 'linearize<merge-loops=auto>' --profile stats.json "
+               "--stats");
     Options options;
     app.add_option("-i,--input", options.input, "PTX file to read");
     app.add_option("-o,--output", options.output,
@@ -145,6 +166,11 @@ int main(int argc, char** argv) {
                  "edges; then a summary by class");
     app.add_flag("--stats", options.stats, "instruction, block and branch counts per function");
     app.add_option("--dot", options.dot_dir, "write one Graphviz file per function into DIR");
+    app.add_option("--profile", options.profile,
+                   "emulator counts of this module (cfr-run --json FILE) for the cost models of "
+                   "the passes that decide whether a transform pays (linearize, "
+                   "blockip-linearize)")
+        ->type_name("FILE");
     app.add_flag("--json", options.json, "write --classify/--stats as JSON instead of tables");
     CLI11_PARSE(app, argc, argv);
 

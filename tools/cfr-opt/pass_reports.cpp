@@ -17,13 +17,21 @@ void print_pass_reports(std::ostream& out, const std::vector<passes::PassReport>
     }
     out << '\n';
     table.print(out);
+    for (const auto& report : reports) {
+        if (report.decisions.empty()) continue;
+        out << '\n' << report.pass << ": decisions of the cost model\n";
+        for (const auto& decision : report.decisions)
+            out << "  " << decision << '\n';
+    }
 }
 
 nlohmann::json pass_reports_json(const std::vector<passes::PassReport>& reports) {
     auto out = nlohmann::json::array();
     for (const auto& report : reports)
-        out.push_back(
-            {{"pass", report.pass}, {"changed", report.changed}, {"counters", report.counters}});
+        out.push_back({{"pass", report.pass},
+                       {"changed", report.changed},
+                       {"counters", report.counters},
+                       {"decisions", report.decisions}});
     return out;
 }
 
