@@ -1,68 +1,104 @@
 #!/usr/bin/env python3
-"""The table of a fuzzing campaign (bench/fuzz/run.sh): per target, from the last statistics line
-libFuzzer's fork mode printed ("#N: cov: C ft: F corp: K exec/s E oom/timeout/crash: a/b/c"), and
-the artifacts it left.
+"""The table of a fuzzing campaign (bench/fuzz/run.sh). Per target: the CPU and wall time its
+rounds used (OUT_DIR/logs/TARGET/usage), the executions of all rounds and the coverage reached,
+from the last statistics line each round's libFuzzer printed in fork mode
+("#N: cov: C ft: F corp: K exec/s E oom/timeout/crash: a/b/c time: Ts"), and the inputs it kept,
+grouped into distinct findings by the SUMMARY line the target prints when it runs one again.
 
-usage: summarize.py OUT_DIR SECONDS_PER_TARGET FUZZER...
+usage: summarize.py OUT_DIR FUZZER...
 """
+import glob
 import json
 import os
 import re
+import subprocess
 import sys
 
 STATS = re.compile(
     r"^#(\d+): cov: (\d+) ft: (\d+) corp: (\d+) exec/s:? (\d+) "
     r"oom/timeout/crash: (\d+)/(\d+)/(\d+) time: (\d+)s"
 )
+KEPT = ("crash-", "leak-", "timeout-", "oom-", "slow-unit-")
 
 
-def target_result(out, name, seconds):
-    log = os.path.join(out, "logs", name + ".log")
+def last_stats(log):
     last = None
     with open(log, errors="replace") as f:
         for line in f:
             m = STATS.match(line)
             if m:
-                last = m
+                last = [int(g) for g in m.groups()]
+    return last
+
+
+def finding_of(fuzzer, artifact):
+    """The sanitizer's or libFuzzer's SUMMARY line for one input, run again alone."""
+    try:
+        run = subprocess.run([fuzzer, "-timeout=10", "-rss_limit_mb=2048", artifact],
+                             capture_output=True, text=True, errors="replace", timeout=120)
+    except subprocess.TimeoutExpired:
+        return "SUMMARY: hangs when run again"
+    for line in (run.stdout + run.stderr).splitlines():
+        if line.startswith("SUMMARY:"):
+            return line.strip()
+    return "SUMMARY: does not fail when run again"
+
+
+def target_result(out, fuzzer):
+    name = os.path.basename(fuzzer)[: -len("_fuzzer")]
+    logs = os.path.join(out, "logs", name)
+    cpu, wall, rounds = (int(x) for x in open(os.path.join(logs, "usage")).read().split())
+    r = {"target": name, "cpu_seconds": cpu, "wall_seconds": wall, "rounds": rounds,
+         "executions": 0, "ooms": 0, "timeouts": 0, "crashes": 0}
+    logs_in_order = sorted(glob.glob(os.path.join(logs, "round*.log")),
+                           key=lambda p: int(re.search(r"round(\d+)", p).group(1)))
+    for log in logs_in_order:
+        s = last_stats(log)
+        if s is None:
+            continue
+        execs, cov, ft, corp, _rate, ooms, timeouts, crashes, _time = s
+        r["executions"] += execs
+        r.update(cov=cov, ft=ft, corpus=corp)
+        r["ooms"] += ooms
+        r["timeouts"] += timeouts
+        r["crashes"] += crashes
+    if "cov" not in r:
+        r["error"] = "no statistics line in " + logs
     artifacts_dir = os.path.join(out, "artifacts", name)
-    artifacts = sorted(
-        a for a in os.listdir(artifacts_dir)
-        if a.startswith(("crash-", "leak-", "timeout-", "oom-", "slow-unit-"))
-    )
-    r = {"target": name, "seconds": seconds, "artifacts": artifacts}
-    if last is None:
-        r["error"] = "no statistics line in " + log
-        return r
-    execs, cov, ft, corp, _rate, ooms, timeouts, crashes, time = map(int, last.groups())
-    r.update(executions=execs, cov=cov, ft=ft, corpus=corp, ooms=ooms, timeouts=timeouts,
-             crashes=crashes, seconds=time)
+    findings = {}
+    for a in sorted(os.listdir(artifacts_dir)):
+        if a.startswith(KEPT):
+            findings.setdefault(finding_of(fuzzer, os.path.join(artifacts_dir, a)), []).append(a)
+    r["findings"] = [{"summary": k, "inputs": len(v), "example": v[0]}
+                     for k, v in findings.items()]
     return r
 
 
 def main():
-    out, seconds = sys.argv[1], int(sys.argv[2])
-    names = [os.path.basename(f)[: -len("_fuzzer")] for f in sys.argv[3:]]
-    results = [target_result(out, n, seconds) for n in names]
+    out = sys.argv[1]
+    results = [target_result(out, f) for f in sys.argv[2:]]
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump(results, f, indent=2)
         f.write("\n")
     lines = [
-        "| target | seconds | executions | cov | ft | corpus | crashes | timeouts | ooms |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| target | CPU s | wall s | executions | cov | ft | corpus | crashes | timeouts | ooms |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in results:
         if "error" in r:
-            lines.append(f"| {r['target']} | {r['error']} | | | | | | | |")
+            lines.append(f"| {r['target']} | {r['error']} | | | | | | | | |")
             continue
         lines.append(
-            f"| {r['target']} | {r['seconds']} | {r['executions']:,} | {r['cov']} | {r['ft']} "
-            f"| {r['corpus']} | {r['crashes']} | {r['timeouts']} | {r['ooms']} |"
+            f"| {r['target']} | {r['cpu_seconds']} | {r['wall_seconds']} | {r['executions']:,} "
+            f"| {r['cov']} | {r['ft']} | {r['corpus']} | {r['crashes']} | {r['timeouts']} "
+            f"| {r['ooms']} |"
         )
-    found = [(r["target"], a) for r in results for a in r["artifacts"]]
+    found = [(r["target"], f) for r in results for f in r["findings"]]
     if found:
         lines.append("")
-        lines.append("Inputs kept (OUT_DIR/artifacts/TARGET/):")
-        lines += [f"- {t}: {a}" for t, a in found]
+        lines.append("Distinct findings (inputs in OUT_DIR/artifacts/TARGET/):")
+        lines += [f"- {t}: {f['summary']} ({f['inputs']} inputs, e.g. {f['example']})"
+                  for t, f in found]
     text = "\n".join(lines) + "\n"
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(text)
