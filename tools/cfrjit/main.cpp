@@ -1,6 +1,7 @@
 // cfrjit: runs CUDA programs under libcfrjit.so (every kernel rewritten at load time, cached,
 // every launch timed) and manages the module cache.
 #include "tools/cfrjit/commands.hpp"
+#include "tools/cfrjit/divmap_command.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -14,6 +15,8 @@ constexpr const char* kDescription = R"(cfrjit: a dynamic compiler for CUDA prog
                                        printed on stderr at exit
   cfrjit cache list|stats|clear        the module cache
   cfrjit passes                        the passes a pipeline may use
+  cfrjit divmap [--source DIR] REPORT  the CUDA source with each line's divergent / visits
+                                       counts from a report's divergence map (seed 004 Fig. 1)
 
 Without an NVIDIA driver (no /proc/driver/nvidia/version and no libcuda.so.1 other than the
 emulator's), `run` uses cfrjit's emulated driver: <build>/emulator/driver/lib, or
@@ -79,9 +82,25 @@ int main(int argc, char** argv) {
 
     auto* passes_cmd = app.add_subcommand("passes", "List the registered passes and options");
 
+    cfr::cli::DivmapOptions divmap;
+    auto* divmap_cmd = app.add_subcommand(
+        "divmap", "Print the CUDA source annotated with a report's divergence map");
+    divmap_cmd->add_option("report", divmap.report, "The JSON report of a run with the map")
+        ->required()
+        ->type_name("REPORT");
+    divmap_cmd->add_option("--source", divmap.source_dir, "Where the CUDA sources are")
+        ->type_name("DIR");
+    divmap_cmd
+        ->add_option("--context", divmap.context,
+                     "Only N lines around each counted line (default: whole files)")
+        ->type_name("N");
+    divmap_cmd->add_option("--kernel", divmap.kernel, "Only this kernel's branches")
+        ->type_name("NAME");
+
     CLI11_PARSE(app, argc, argv);
     if (run_cmd->parsed()) return cfr::cli::run_program(run);
     if (cache_cmd->parsed()) return cfr::cli::cache_command(action, cache_dir);
     if (passes_cmd->parsed()) return cfr::cli::list_passes();
+    if (divmap_cmd->parsed()) return cfr::cli::divmap_command(divmap);
     return 1;
 }
