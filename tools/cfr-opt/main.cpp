@@ -2,6 +2,7 @@
 // the structure of its functions and writes the result.
 #include "passes/analysis/divergence.hpp"
 #include "passes/configurations.hpp"
+#include "passes/instrument/divergence_map.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pipeline.hpp"
 #include "passes/registry.hpp"
@@ -14,6 +15,7 @@
 #include "tools/common/files.hpp"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <iostream>
@@ -30,6 +32,7 @@ struct Options {
     bool classify = false;
     bool stats = false;
     bool divergence = false;
+    bool map_table = false;
     bool list_passes = false;
     bool json = false;
 };
@@ -82,6 +85,31 @@ void print_pass_list() {
     }
 }
 
+// The branch table of a module the divergence-map pass instrumented (after -p, if given).
+void print_map_table(const cfr::passes::DivergenceMapTable& table, const Options& options) {
+    if (options.json) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const auto& b : table.branches)
+            rows.push_back({{"index", b.index},
+                            {"kernel", b.function},
+                            {"entry", b.entry},
+                            {"line", b.line},
+                            {"opcode", b.opcode},
+                            {"source", b.source ? nlohmann::json(*b.source) : nlohmann::json()}});
+        std::cout << nlohmann::json{{"symbol", table.symbol}, {"branches", rows}}.dump(2) << '\n';
+        return;
+    }
+    if (table.symbol.empty()) {
+        std::cout << "no divergence map in this module\n";
+        return;
+    }
+    std::cout << table.symbol << ": " << table.branches.size()
+              << " branches, counters [2*i] visits, [2*i+1] divergent\n";
+    for (const auto& b : table.branches)
+        std::cout << b.index << '\t' << b.function << "\tline " << b.line << '\t' << b.opcode
+                  << '\t' << b.source.value_or("-") << '\n';
+}
+
 int run(const Options& options) {
     if (options.list_passes) {
         print_pass_list();
@@ -108,6 +136,7 @@ int run(const Options& options) {
         else
             cfr::tools::print_divergence(std::cout, divergence);
     }
+    if (options.map_table) print_map_table(cfr::passes::read_divergence_map_table(module), options);
     const bool reporting = options.classify || options.stats;
     if (reporting) {
         const auto reports = cfr::tools::report_functions(module);
@@ -131,7 +160,7 @@ int run(const Options& options) {
     };
     if (!options.output.empty())
         cfr::tools::write_file(options.output, result());
-    else if (!reporting && !options.divergence && options.dot_dir.empty())
+    else if (!reporting && !options.divergence && !options.map_table && options.dot_dir.empty())
         std::cout << result();
     return 0;
 }
@@ -161,6 +190,9 @@ int main(int argc, char** argv) {
     app.add_flag("--list-passes", options.list_passes, "list the passes and their options");
     app.add_flag("--divergence", options.divergence,
                  "classify every branch as divergent or uniform, with the reason chain");
+    app.add_flag("--map-table", options.map_table,
+                 "print the branch table of a module instrumented by divergence-map (counter "
+                 "index, kernel, PTX line, source line)");
     app.add_flag("--classify", options.classify,
                  "one row per function: blocks, edges, structural class, cycles, unstructured "
                  "edges; then a summary by class");
