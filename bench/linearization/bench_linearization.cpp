@@ -32,8 +32,9 @@ using cfr::test::OracleLaunch;
 struct Config {
     std::string name;
     std::string pipeline;
-    bool named = false;  // one of passes/configurations.hpp
-    bool native = false; // ptxas registers, SASS size and pass time are measured
+    bool named = false;    // one of passes/configurations.hpp
+    bool native = false;   // ptxas registers, SASS size and pass time are measured
+    bool profiled = false; // the pipeline gets the original's emulator counts as its profile
 };
 
 const std::vector<Config> kConfigs = {
@@ -49,10 +50,14 @@ const std::vector<Config> kConfigs = {
     {"linearize merge=on", "linearize<merge-loops=on>", false, false},
     {"linearize merge=auto", "linearize<merge-loops=auto>", false, false},
     {"linearize selective", "linearize<selective=true,merge-loops=auto>", false, true},
+    {"linearize selective+profile", "linearize<selective=true,merge-loops=auto>", false, false,
+     true},
+    {"linearize merge=auto unit", "linearize<merge-loops=auto,weights=unit>", false, false},
     {"linearize interleave", "linearize<order=interleave>", false, false},
     {"linearize max-depth=2", "linearize<max-depth=2>", false, false},
     {"blockip", "blockip-linearize", false, true},
     {"blockip selective", "blockip-linearize<selective=true>", false, false},
+    {"blockip selective+profile", "blockip-linearize<selective=true>", false, false, true},
 };
 
 struct Kernel {
@@ -161,21 +166,37 @@ OracleLaunch generic_launch(const std::string& kernel, uint32_t threads) {
     return launch;
 }
 
+// The pipeline with `profile=FILE` added to its options.
+std::string with_profile(const std::string& pipeline, const std::string& file) {
+    const size_t open = pipeline.find('<');
+    if (open == std::string::npos) return pipeline + "<profile=" + file + ">";
+    return pipeline.substr(0, open + 1) + "profile=" + file + "," + pipeline.substr(open + 1);
+}
+
 nlohmann::json measure(const Kernel& k, const std::string& ptxas, const std::string& dir,
                        bool with_native) {
     nlohmann::json out{{"kernel", k.name}};
     const auto original = cfr::test::run_on_emulator(k.ptx, k.launch);
+    const std::string profile = dir + "/profile_" + k.name + ".json";
+    {
+        nlohmann::json stats = cfr::emu::to_json(original.stats);
+        stats["kernel"] = k.launch.kernel;
+        cfr::tools::write_file(profile, stats.dump() + "\n");
+    }
     const StaticCounts before = count_kernel(k.ptx, k.launch.kernel);
     for (const auto& config : kConfigs) {
         std::cerr << "bench_linearization: " << k.name << " / " << config.name << '\n';
         auto module = cfr::ptx::parse(k.ptx, k.name);
         nlohmann::json c{{"configuration", config.name}};
         try {
-            const auto reports = config.named
-                                     ? cfr::passes::run_configuration(
-                                           module, cfr::passes::configuration(config.name))
-                                     : cfr::passes::run_pipeline(
-                                           module, cfr::passes::parse_pipeline(config.pipeline));
+            const auto reports =
+                config.named
+                    ? cfr::passes::run_configuration(module,
+                                                     cfr::passes::configuration(config.name))
+                    : cfr::passes::run_pipeline(
+                          module, cfr::passes::parse_pipeline(
+                                      config.profiled ? with_profile(config.pipeline, profile)
+                                                      : config.pipeline));
             const std::string text = config.name == "none" ? k.ptx : cfr::ptx::print(module);
             const auto after = cfr::test::run_on_emulator(text, k.launch);
             const StaticCounts counts = count_kernel(text, k.launch.kernel);

@@ -161,7 +161,8 @@ void FunctionCosts::walk(NodeId n, NodeId stop, double w, const std::vector<bool
                 walk(s, r, w * kSplit, scope, acc, budget);
                 walk(s, stop, w * (1 - kSplit) / double(next.size()), scope, acc, budget);
             }
-            if (r == stop) return;
+            // The lanes meet again at r; where r lies behind (a loop's header), the pass ends.
+            if (r == stop || r >= rpo_index_.size() || rpo_index_[r] <= rpo_index_[n]) return;
             w *= kSplit;
             n = r;
             continue;

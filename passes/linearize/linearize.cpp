@@ -44,6 +44,7 @@ struct Options {
     std::optional<unsigned> max_depth;
     Order order = Order::ReversePostOrder;
     std::string profile;
+    Weights weights = Weights::Gpu;
 };
 
 bool warp_synchronous(const ptx::Instruction& in) {
@@ -84,7 +85,8 @@ public:
         const Digraph& g = f_.graph();
         RegionContext context(g, cfg.entry(), cfg.exit(), f_.dominators(), f_.post_dominators());
         divergent_ = divergent_blocks();
-        FunctionCosts costs(cfg, g, f_.post_dominators().idom, divergent_, Weights::Gpu, profile_);
+        FunctionCosts costs(cfg, g, f_.post_dominators().idom, divergent_, options_.weights,
+                            profile_);
         unstructured_ = unstructured_edges(cfg);
 
         std::vector<Region> seeds;
@@ -599,6 +601,7 @@ Options parse_options(const passes::PassOptions& o) {
     }
     options.order = o.at("order") == "interleave" ? Order::Interleave : Order::ReversePostOrder;
     options.profile = o.at("profile");
+    options.weights = o.at("weights") == "unit" ? Weights::Unit : Weights::Gpu;
     return options;
 }
 
@@ -637,7 +640,12 @@ PassInfo linearize_pass() {
              {"profile",
               "emulator counts of the original module (cfr-run --json) for the cost model",
               {},
-              ""}},
+              ""},
+             {"weights",
+              "instruction weights of the cost model: gpu (issue cost on a GPU) or unit (every "
+              "instruction 1, as the emulator counts; for calibration)",
+              {"gpu", "unit"},
+              "gpu"}},
             [](const PassOptions& options) -> std::unique_ptr<Pass> {
                 return std::make_unique<linearize::LinearizePass>(
                     linearize::parse_options(options));
