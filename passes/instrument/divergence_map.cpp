@@ -143,20 +143,24 @@ bool has_activemask(const ptx::Module& module) {
     return major > 6 || (major == 6 && minor >= 2);
 }
 
-// The scratch registers of one function, shared by all its instrumented branches.
+// The scratch registers of one function, shared by all its instrumented branches; those only
+// brx.idx or the pre-6.2 form needs are declared only where they are used.
 struct Scratch {
     std::string lanes_below; // %lanemask_lt, set once at the function's entry
-    std::string mask, low, bit, other;
-    std::string writer, unanimous, divergent, vote_bit;
-    std::string old; // the atom's result, unused
+    std::string mask, low, writer, unanimous, divergent;
+    std::string old;                  // the atom's result, unused
+    std::string other, bit, vote_bit; // the second ballot, brx.idx's bits
 
-    explicit Scratch(FunctionUnit& f)
+    Scratch(FunctionUnit& f, bool indirect, bool sync)
         : lanes_below(f.new_register(".b32", "dm_lt")), mask(f.new_register(".b32", "dm_mask")),
-          low(f.new_register(".b32", "dm_low")), bit(f.new_register(".b32", "dm_bit")),
-          other(f.new_register(".b32", "dm_other")), writer(f.new_register(".pred", "dm_writer")),
+          low(f.new_register(".b32", "dm_low")), writer(f.new_register(".pred", "dm_writer")),
           unanimous(f.new_register(".pred", "dm_uni")),
-          divergent(f.new_register(".pred", "dm_div")), vote_bit(f.new_register(".pred", "dm_q")),
-          old(f.new_register(".b64", "dm_old")) {}
+          divergent(f.new_register(".pred", "dm_div")), old(f.new_register(".b64", "dm_old")) {
+        if (indirect || !sync) other = f.new_register(".b32", "dm_other");
+        if (!indirect) return;
+        bit = f.new_register(".b32", "dm_bit");
+        vote_bit = f.new_register(".pred", "dm_q");
+    }
 };
 
 class Instrumenter {
@@ -378,7 +382,11 @@ private:
             blocks.push_back(branch.block);
         }
         if (blocks.empty()) return;
-        const Scratch scratch(function);
+        const bool indirect = std::any_of(blocks.begin(), blocks.end(), [&](ptx::BlockId b) {
+            return function.cfg().blocks[b].terminator()->control() ==
+                   ptx::ControlKind::IndirectBranch;
+        });
+        const Scratch scratch(function, indirect, sync);
         const Instrumenter instrumenter(scratch, symbol_, sync);
         auto& cfg = function.mutable_cfg();
         for (const ptx::BlockId b : blocks) {
