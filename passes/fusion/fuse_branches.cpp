@@ -23,6 +23,8 @@
 #include "passes/pass_list.hpp"
 #include "passes/pipeline.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -91,56 +93,76 @@ public:
 private:
     FusionOptions options_;
 
-    std::optional<fusion::Fused> best_construct(ModuleUnit& unit, FunctionUnit& function,
-                                                const std::map<std::string, std::string>& added,
-                                                PassReport& report) {
+    struct Round {
+        std::optional<fusion::Fused> best;
+        std::string best_branch;       // "line 57 of k"
+        std::vector<std::string> kept; // melds the cost model turned down, with their numbers
+    };
+
+    Round best_construct(ModuleUnit& unit, FunctionUnit& function,
+                         const std::map<std::string, std::string>& added) {
+        Round round;
         const auto* verdicts = unit.divergence().find(function.function().name);
-        if (!verdicts) return std::nullopt;
-        std::vector<ptx::BlockId> headers;
+        if (!verdicts) return round;
+        std::vector<const analysis::BranchVerdict*> headers;
         for (const auto& branch : verdicts->branches) {
             const auto* t = function.cfg().blocks[branch.block].terminator();
             if (branch.divergent && t && t->control() == ptx::ControlKind::Branch && t->guard)
-                headers.push_back(branch.block);
+                headers.push_back(&branch);
         }
-        if (headers.empty()) return std::nullopt;
+        if (headers.empty()) return round;
         const auto liveness = fusion::register_liveness(function.cfg());
         fusion::RegisterTypes types(function.cfg());
         for (const auto& [name, type] : added)
             types.add(name, type);
-        std::optional<fusion::Fused> best;
-        for (const auto header : headers) {
-            auto construct = fusion::find_construct(function, header, options_.max_blocks);
+        for (const auto* header : headers) {
+            auto construct = fusion::find_construct(function, header->block, options_.max_blocks);
             if (!std::holds_alternative<fusion::Construct>(construct)) continue;
             std::string why;
             auto fused = fusion::meld(function, std::get<fusion::Construct>(construct), liveness,
                                       types, {}, why);
             if (!fused) continue;
+            const std::string where =
+                fmt::format("branch at line {} of {}", header->loc.line, function.function().name);
             if (fused->divergent_gain < options_.min_gain ||
                 fused->uniform_loss > options_.max_uniform_loss) {
-                report.count("constructs not profitable");
+                round.kept.push_back(fmt::format("{}: gain {}, uniform loss {}: not fused", where,
+                                                 fused->divergent_gain, fused->uniform_loss));
                 continue;
             }
-            if (!best || fused->divergent_gain > best->divergent_gain) best = std::move(fused);
+            if (!round.best || fused->divergent_gain > round.best->divergent_gain) {
+                round.best = std::move(fused);
+                round.best_branch = where;
+            }
         }
-        return best;
+        return round;
     }
 
     void fuse_function(ModuleUnit& unit, FunctionUnit& function, PassReport& report) {
         std::map<std::string, std::string> added;
         // Each fusion removes a branch, so this ends; the bound guards against surprises.
         for (size_t round = 0; round < function.cfg().blocks.size() + 1; ++round) {
-            auto best = best_construct(unit, function, added, report);
-            if (!best) return;
-            declare_registers(function, *best, added);
+            auto r = best_construct(unit, function, added);
+            if (!r.best) {
+                report.count("constructs not profitable", int64_t(r.kept.size()));
+                for (auto& line : r.kept)
+                    report.decisions.push_back(std::move(line));
+                return;
+            }
+            auto& best = *r.best;
+            declare_registers(function, best, added);
             report.changed = true;
+            report.decisions.push_back(fmt::format(
+                "{}: gain {}, uniform loss {}: fused ({} pairs aligned, {} selects)", r.best_branch,
+                best.divergent_gain, best.uniform_loss, best.matched, best.selects));
             report.count("branches fused");
-            report.count("instructions fused", best->matched);
-            report.count("selects added", best->selects);
-            report.count("moves added", best->copies);
-            report.count("estimated gain", best->divergent_gain);
+            report.count("instructions fused", best.matched);
+            report.count("selects added", best.selects);
+            report.count("moves added", best.copies);
+            report.count("estimated gain", best.divergent_gain);
             report.count("static instructions added",
-                         best->instructions_after - best->instructions_before);
-            function.mutable_cfg() = std::move(best->cfg);
+                         best.instructions_after - best.instructions_before);
+            function.mutable_cfg() = std::move(best.cfg);
         }
     }
 };

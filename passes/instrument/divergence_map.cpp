@@ -395,6 +395,9 @@ private:
             const auto& branch = std::get<Instruction>(statements[at]);
             const auto index = uint32_t(lines.size());
             lines.push_back(branch.loc.line);
+            report.decisions.push_back(fmt::format("counter {}: {} at line {} of {}", index,
+                                                   branch.opcode, branch.loc.line,
+                                                   function.function().name));
             const auto code =
                 branch.control() == ptx::ControlKind::IndirectBranch
                     ? instrumenter.for_brx(branch.operands.front(), brx_targets(cfg, branch), index)
