@@ -134,7 +134,8 @@ ImageKind classify(const void* image, size_t size) {
     if (size != 0 && size < sizeof(uint32_t)) return ImageKind::Text;
     const auto* p = static_cast<const uint8_t*>(image);
     const uint32_t magic = load<uint32_t>(p);
-    if (magic == kWrapperMagic) return ImageKind::Wrapper;
+    // Bytes of known size too few to hold a wrapper's fields are not one, whatever they start with.
+    if (magic == kWrapperMagic && (size == 0 || size >= kWrapperSize)) return ImageKind::Wrapper;
     if (magic == kContainerMagic) return ImageKind::Container;
     if (std::memcmp(p,
                     "\x7f"
