@@ -23,7 +23,7 @@ namespace cfr::runtime {
 namespace {
 
 constexpr char kMagic[8] = {'C', 'F', 'R', 'J', 'I', 'T', 'C', '\1'};
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion = 3;
 constexpr const char* kSuffix = ".cfrjit";
 
 struct Header {
@@ -105,8 +105,11 @@ bool is_abandoned_temporary(const std::string& name) {
 
 } // namespace
 
+// Entries of another cfrjit version or payload format have other keys: they are misses, not
+// damaged entries.
 uint64_t cache_key(std::string_view ptx, std::string_view pipeline) {
-    const uint64_t salt = hash64(fmt::format("{}\n{}", kVersion, pipeline), 0x63667261);
+    const uint64_t salt =
+        hash64(fmt::format("{}\n{}\n{}", kVersion, kFormatVersion, pipeline), 0x63667261);
     return hash64(ptx, salt);
 }
 
@@ -206,6 +209,7 @@ std::vector<CacheEntryInfo> ModuleCache::list() const {
         std::error_code sec;
         info.size = fs::file_size(e.path(), sec);
         auto bytes = read_whole(info.path);
+        if (!bytes && !fs::exists(e.path(), sec)) continue; // removed while listing
         try {
             if (!bytes) throw CacheError("unreadable");
             decode_entry(info.key, *bytes);

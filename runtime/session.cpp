@@ -90,25 +90,26 @@ void Session::disable_cache(const std::string& why) {
     log_->warn("cache disabled: {}", why);
 }
 
-ModuleCache* Session::cache() {
+std::shared_ptr<ModuleCache> Session::cache() {
     std::lock_guard lock(cache_mutex_);
     if (!config_.cache) return nullptr;
     if (!cache_tried_) {
         cache_tried_ = true;
         try {
-            cache_ = std::make_unique<ModuleCache>(config_.cache_dir);
+            cache_ = std::make_shared<ModuleCache>(config_.cache_dir);
         } catch (const CacheError& e) {
             disable_cache(e.what());
         }
     }
-    return cache_.get();
+    return cache_;
 }
 
 Session::Unit Session::compile_unit(const std::string& ptx, ModuleRecord& m) {
     Unit unit;
     const uint64_t key = cache_key(ptx, config_.pipeline);
     if (m.key == 0) m.key = key;
-    ModuleCache* c = cache();
+    // Shared: another thread may drop the cache while this one still reads or writes through it.
+    const std::shared_ptr<ModuleCache> c = cache();
     std::optional<CompiledModule> compiled;
     if (c != nullptr) {
         const auto t0 = std::chrono::steady_clock::now();
@@ -215,6 +216,8 @@ LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm
             m.pipeline_ms += u.compiled.pipeline_ms;
             m.pass_summaries.insert(m.pass_summaries.end(), u.compiled.pass_summaries.begin(),
                                     u.compiled.pass_summaries.end());
+            m.decisions.insert(m.decisions.end(), u.compiled.decisions.begin(),
+                               u.compiled.decisions.end());
             for (const auto& k : u.compiled.kernels)
                 if (k.entry) m.kernels.push_back(k.name);
             if (!config_.dump_dir.empty()) dump(m, i, plan.units[i], u.compiled.ptx);

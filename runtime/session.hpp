@@ -105,7 +105,7 @@ private:
         const void* original_wrapper = nullptr;        // or the program's own wrapper
     };
 
-    ModuleCache* cache(); // null when off or unusable
+    std::shared_ptr<ModuleCache> cache(); // null when off or unusable
     void disable_cache(const std::string& why);
     Unit compile_unit(const std::string& ptx, ModuleRecord& m);
     LoadDecision pass_through(ModuleRecord m, ModuleOutcome outcome, const std::string& reason);
@@ -122,7 +122,7 @@ private:
 
     std::mutex cache_mutex_;
     bool cache_tried_ = false;
-    std::unique_ptr<ModuleCache> cache_;
+    std::shared_ptr<ModuleCache> cache_;
 
     // modules_, kernels_, prepared_, module_handles_, module_contexts_, graphs_, graph_handles_
     mutable std::mutex mutex_;

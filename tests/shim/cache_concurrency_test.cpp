@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <latch>
 #include <set>
@@ -131,6 +132,10 @@ TEST_CASE("concurrency: processes with threads share one cache directory") {
                 threads.emplace_back([&, t] { hammer(mine, (p * 4 + t) % kThreads, 10, tally); });
             for (auto& t : threads)
                 t.join();
+            if (!tally.clean())
+                std::fprintf(stderr, "process %d: %d damaged, %d foreign, %d failed stores\n", p,
+                             tally.damaged.load(), tally.foreign.load(),
+                             tally.failed_stores.load());
             _exit(tally.clean() ? 0 : 1);
         }
         children.push_back(pid);

@@ -56,6 +56,10 @@ struct Env {
             return it == vars.end() ? nullptr : it->second.c_str();
         };
     }
+    std::string log_text() const {
+        std::ifstream in(dir / "log");
+        return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    }
     int log_lines() const {
         std::ifstream in(dir / "log");
         int n = 0;
@@ -147,6 +151,7 @@ TEST_CASE("concurrency: a cache that fails under 16 threads is dropped once, mod
                     .rewrite())
                 ++rewritten;
     });
+    INFO(env.log_text());
     CHECK(rewritten == kThreads * 4);
     CHECK(env.log_lines() == 1);
 }
