@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -15,6 +17,12 @@
 namespace cfr::runtime {
 
 namespace {
+
+// A report line as one cache-payload field: no tabs, no newlines.
+std::string one_line(std::string text) {
+    std::replace_if(text.begin(), text.end(), [](char c) { return c == '\t' || c == '\n'; }, ' ');
+    return text;
+}
 
 int count_instructions(const std::vector<ptx::Statement>& statements) {
     int n = 0;
@@ -88,6 +96,8 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
             if (n != 0) counters += fmt::format("{}{} {}", counters.empty() ? "" : ", ", n, what);
         out.pass_summaries.push_back(
             fmt::format("{}: {}", r.pass, counters.empty() ? "no change" : counters));
+        for (const auto& d : r.decisions)
+            out.decisions.push_back(fmt::format("{}: {}", r.pass, one_line(d)));
     }
 
     // Kernels outside CFRJIT_KERNELS keep their original body.
@@ -129,6 +139,8 @@ std::string CompiledModule::serialize() const {
     std::string out = fmt::format("pipeline_ms\t{}\n", pipeline_ms);
     for (const auto& p : pass_summaries)
         out += fmt::format("pass\t{}\n", p);
+    for (const auto& d : decisions)
+        out += fmt::format("decision\t{}\n", d);
     for (const auto& k : kernels) {
         out += fmt::format("kernel\t{}\t{}\t{}\t{}\t{}\t{}\t{}", k.entry ? 1 : 0,
                            k.selected ? 1 : 0, k.blocks_before, k.blocks_after,
@@ -179,6 +191,8 @@ CompiledModule CompiledModule::deserialize(std::string_view payload) {
             m.pipeline_ms = std::strtod(std::string(f[1]).c_str(), nullptr);
         } else if (f[0] == "pass" && f.size() == 2) {
             m.pass_summaries.emplace_back(f[1]);
+        } else if (f[0] == "decision" && f.size() == 2) {
+            m.decisions.emplace_back(f[1]);
         } else if (f[0] == "kernel" && f.size() >= 8) {
             KernelChange k;
             k.entry = f[1] == "1";

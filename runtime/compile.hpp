@@ -30,6 +30,7 @@ struct CompiledModule {
     std::string ptx; // the rewritten text
     std::vector<KernelChange> kernels;
     std::vector<std::string> pass_summaries; // "restructure-branches: 3 blocks added"
+    std::vector<std::string> decisions;      // the passes' cost-model decisions, with numbers
     double pipeline_ms = 0;                  // parse + passes + print
 
     std::string serialize() const; // for the cache

@@ -143,6 +143,8 @@ std::string module_line(const ModuleRecord& m) {
     out += "\n";
     for (const auto& s : m.pass_summaries)
         out += fmt::format("      {}\n", s);
+    for (const auto& d : m.decisions)
+        out += fmt::format("      decided: {}\n", d);
     return out;
 }
 
@@ -293,6 +295,7 @@ nlohmann::json report_json(const Config& config, const std::vector<KernelStats>&
                       {"pipeline_ms", m.pipeline_ms},
                       {"lookup_us", m.lookup_us},
                       {"passes", m.pass_summaries},
+                      {"decisions", m.decisions},
                       {"kernels", m.kernels}});
     auto& gs = j["graphs"] = json::array();
     for (const auto& g : graphs) {

@@ -39,6 +39,7 @@ struct ModuleRecord {
     double pipeline_ms = 0; // parse + passes + print (on a hit: when the entry was built)
     double lookup_us = 0;   // cache lookup (hash, read, verify) on this load
     std::vector<std::string> pass_summaries;
+    std::vector<std::string> decisions; // the passes' cost-model decisions, with their numbers
     std::vector<std::string> kernels;
 
     bool rewritten() const { return outcome == ModuleOutcome::Rewritten; }
