@@ -4,7 +4,8 @@
 // warp and thread instructions on the emulator (SIMD efficiency), redundant block executions,
 // the deepest reconvergence stack, static instructions and blocks, whether the memory after the
 // launch equals the original's, the passes' decisions, and for some configurations the pass time,
-// ptxas time, registers and SASS size. Writes JSON; tables.py turns it into Markdown.
+// ptxas time, registers and SASS size. With --synth-nodes, the same counts on every minimal
+// unstructured acyclic CFG of cfr-synth run. Writes JSON; tables.py turns it into Markdown.
 #include "bench/common/ptxas_timer.hpp"
 #include "passes/configurations.hpp"
 #include "passes/pipeline.hpp"
@@ -12,6 +13,9 @@
 #include "ptx/parser.hpp"
 #include "ptx/printer.hpp"
 #include "tests/passes/example_launches.hpp"
+#include "tools/cfr-synth/configurations.hpp"
+#include "tools/cfr-synth/experiment.hpp"
+#include "tools/cfr-synth/ptx_generator.hpp"
 #include "tools/common/files.hpp"
 
 #include <CLI/CLI.hpp>
@@ -19,8 +23,10 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <regex>
 
 namespace {
@@ -71,15 +77,17 @@ struct StaticCounts {
     int64_t blocks = 0;
 };
 
-StaticCounts count_kernel(const std::string& text, const std::string& kernel) {
+// The kernel's instructions and blocks, or with an empty `kernel` those of every function with
+// a body in the module.
+StaticCounts count_static(const std::string& text, const std::string& kernel) {
     const auto module = cfr::ptx::parse(text, "count.ptx");
     StaticCounts c;
     for (const auto& item : module.items) {
         const auto* f = std::get_if<cfr::ptx::Function>(&item);
-        if (!f || !f->body || f->name != kernel) continue;
+        if (!f || !f->body || (!kernel.empty() && f->name != kernel)) continue;
         for (const auto& s : *f->body)
             c.instructions += std::holds_alternative<cfr::ptx::Instruction>(s);
-        c.blocks = static_cast<int64_t>(cfr::ptx::build_cfg(*f).blocks.size());
+        c.blocks += static_cast<int64_t>(cfr::ptx::build_cfg(*f).blocks.size());
     }
     return c;
 }
@@ -183,7 +191,10 @@ nlohmann::json measure(const Kernel& k, const std::string& ptxas, const std::str
         stats["kernel"] = k.launch.kernel;
         cfr::tools::write_file(profile, stats.dump() + "\n");
     }
-    const StaticCounts before = count_kernel(k.ptx, k.launch.kernel);
+    const StaticCounts before = count_static(k.ptx, k.launch.kernel);
+    const StaticCounts module_before = count_static(k.ptx, "");
+    // The original as the printer spells it: a configuration that leaves it alone prints this.
+    const std::string reprinted = cfr::ptx::print(cfr::ptx::parse(k.ptx, k.name));
     for (const auto& config : kConfigs) {
         std::cerr << "bench_linearization: " << k.name << " / " << config.name << '\n';
         auto module = cfr::ptx::parse(k.ptx, k.name);
@@ -199,12 +210,13 @@ nlohmann::json measure(const Kernel& k, const std::string& ptxas, const std::str
                                                       : config.pipeline));
             const std::string text = config.name == "none" ? k.ptx : cfr::ptx::print(module);
             const auto after = cfr::test::run_on_emulator(text, k.launch);
-            const StaticCounts counts = count_kernel(text, k.launch.kernel);
+            const StaticCounts counts = count_static(text, k.launch.kernel);
             c["launch"] = launch_json(after);
             c["same_memory"] = after.error == original.error && after.buffers == original.buffers;
             c["instructions"] = counts.instructions;
             c["blocks"] = counts.blocks;
-            c["changed"] = text != k.ptx;
+            c["module_instructions"] = count_static(text, "").instructions;
+            c["changed"] = config.name != "none" && text != reprinted;
             auto decisions = nlohmann::json::array();
             auto counters = nlohmann::json::object();
             for (const auto& r : reports) {
@@ -220,7 +232,7 @@ nlohmann::json measure(const Kernel& k, const std::string& ptxas, const std::str
                 c["ptxas_seconds"] = n.ptxas_seconds;
                 c["registers"] = n.registers;
                 c["sass"] = n.sass;
-                c["pass_seconds"] = pass_seconds(k.ptx, config, 5);
+                c["pass_seconds"] = pass_seconds(k.ptx, config, 20);
             }
         } catch (const std::exception& e) {
             c["error"] = e.what();
@@ -229,6 +241,87 @@ nlohmann::json measure(const Kernel& k, const std::string& ptxas, const std::str
     }
     out["instructions_before"] = before.instructions;
     out["blocks_before"] = before.blocks;
+    out["module_instructions_before"] = module_before.instructions;
+    return out;
+}
+
+// Sums over the synthetic CFGs of one configuration.
+struct SynthTotals {
+    int64_t cfgs = 0, failures = 0, redundant = 0, cfgs_with_redundant = 0, max_stack = 0;
+    int64_t warp = 0, thread = 0, instructions = 0, blocks = 0, stack_sum = 0;
+    nlohmann::json json() const {
+        return {{"cfgs", cfgs},
+                {"failures", failures},
+                {"redundant_block_executions", redundant},
+                {"cfgs_with_redundant", cfgs_with_redundant},
+                {"max_stack_depth", max_stack},
+                {"stack_depth_sum", stack_sum},
+                {"warp_instructions", warp},
+                {"thread_instructions", thread},
+                {"instructions", instructions},
+                {"blocks", blocks}};
+    }
+};
+
+// Every minimal unstructured acyclic CFG of up to `nodes` nodes (cfr-synth run), every branch
+// divergent, one warp: the configurations' counts summed, beside the original's.
+nlohmann::json synthetic(uint32_t nodes, const std::vector<std::string>& names) {
+    std::vector<std::string> missing;
+    const auto configurations = cfr::synth::select_configurations(names, missing);
+    for (const auto& name : missing)
+        std::cerr << "bench_linearization: configuration " << name << " is not in this build\n";
+    const auto graphs = cfr::synth::select_graphs(nodes, cfr::synth::Enumeration::Labelled,
+                                                  cfr::synth::Unstructured::NotTailStructured);
+    const uint32_t threads = 32;
+    std::map<std::string, SynthTotals> totals;
+    for (const auto& selected : graphs) {
+        const std::string ptx =
+            cfr::synth::generate_ptx(selected.graph, {cfr::synth::Conditions::Decisions, {}});
+        const auto words = cfr::synth::decision_words(selected.graph, threads);
+        OracleLaunch launch;
+        launch.kernel = cfr::synth::kKernelName;
+        launch.grid = {1, 1, 1};
+        launch.block = {threads, 1, 1};
+        launch.buffers = {std::vector<uint8_t>(words.size() * 4),
+                          std::vector<uint8_t>(threads * 4)};
+        std::memcpy(launch.buffers[0].data(), words.data(), words.size() * 4);
+        const auto original = cfr::test::run_on_emulator(ptx, launch);
+        for (const auto& configuration : configurations) {
+            SynthTotals& t = totals[configuration.name];
+            ++t.cfgs;
+            try {
+                auto module = cfr::ptx::parse(ptx, "synth.ptx");
+                cfr::synth::apply(configuration, module);
+                const std::string text = configuration.pipeline.empty() && !configuration.named
+                                             ? ptx
+                                             : cfr::ptx::print(module);
+                const auto after = cfr::test::run_on_emulator(text, launch);
+                if (after.error != original.error || after.buffers != original.buffers) {
+                    ++t.failures;
+                    continue;
+                }
+                const StaticCounts counts = count_static(text, launch.kernel);
+                const auto redundant =
+                    static_cast<int64_t>(after.stats.redundant_block_executions());
+                t.redundant += redundant;
+                t.cfgs_with_redundant += redundant > 0;
+                t.max_stack = std::max<int64_t>(t.max_stack, after.stats.max_stack_depth);
+                t.stack_sum += static_cast<int64_t>(after.stats.max_stack_depth);
+                t.warp += static_cast<int64_t>(after.stats.warp_instructions);
+                t.thread += static_cast<int64_t>(after.stats.thread_instructions);
+                t.instructions += counts.instructions;
+                t.blocks += counts.blocks;
+            } catch (const std::exception& e) {
+                std::cerr << "bench_linearization: " << configuration.name << ": " << e.what()
+                          << '\n';
+                ++t.failures;
+            }
+        }
+    }
+    nlohmann::json out{{"nodes", nodes}, {"cfgs", graphs.size()}, {"threads", threads}};
+    for (const auto& configuration : configurations)
+        out["configurations"].push_back(
+            {{"name", configuration.name}, {"totals", totals[configuration.name].json()}});
     return out;
 }
 
@@ -241,7 +334,8 @@ int main(int argc, char** argv) {
     std::string ptxas = "/usr/local/cuda/bin/ptxas", json_path, level = "O3";
     std::string work = std::filesystem::temp_directory_path().string();
     bool native_counts = true;
-    uint32_t threads = 1024;
+    uint32_t threads = 1024, synth_nodes = 0;
+    std::vector<std::string> synth_configurations;
     app.add_option("--extra", extra, "more PTX files, run with generic divergent inputs");
     app.add_option("--level", level, "which example PTX: O3 or O0")
         ->check(CLI::IsMember({"O3", "O0"}));
@@ -250,8 +344,17 @@ int main(int argc, char** argv) {
     app.add_option("--threads", threads, "threads of the generic launches (multiple of 128)");
     app.add_option("--work", work, "scratch directory");
     app.add_option("--json", json_path, "where to write the results")->required();
+    app.add_option("--synth-nodes", synth_nodes,
+                   "instead: the minimal unstructured acyclic CFGs of up to N nodes");
+    app.add_option("-c,--configuration", synth_configurations,
+                   "the cfr-synth configurations of --synth-nodes (\"none\" first)");
     CLI11_PARSE(app, argc, argv);
     try {
+        if (synth_nodes) {
+            cfr::tools::write_file(json_path,
+                                   synthetic(synth_nodes, synth_configurations).dump(1) + "\n");
+            return 0;
+        }
         std::vector<Kernel> kernels;
         for (const auto& example : cfr::test::examples_list())
             kernels.push_back(

@@ -3,7 +3,8 @@
 # in kernels/ on the emulator (warp instructions, SIMD efficiency, redundant block executions,
 # reconvergence stack depth), static growth, ptxas registers and SASS size, pass time beside
 # ptxas, what the cost model chose, and the synthetic CFGs. Writes linearization*.json,
-# synth-*.json/txt and linearization.md (the tables of docs/results/linearization.md) to OUT_DIR.
+# synth-*.json/txt (the synthetic CFGs' counts: cfr-synth and bench_linearization
+# --synth-nodes) and linearization.md (the tables of docs/results/linearization.md) to OUT_DIR.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:?usage: bench/linearization/run.sh BUILD_DIR OUT_DIR}
@@ -22,6 +23,7 @@ synth="$build/tools/cfr-synth/cfr-synth"
 configs=(-c none -c loop -c loop-copy -c loop+branch -c loop-copy+branch -c linearize-O0
          -c linearize-O1 -c linearize-O2 -c linearize -c linearize+merge -c blockip)
 "$synth" run -n 7 -q "${configs[@]}" --json "$out/synth-run.json" > "$out/synth-run.txt"
+"$bench" --synth-nodes 7 "${configs[@]}" --json "$out/synth-counts.json"
 "$synth" random --seed 1 --count "$graphs" -q "${configs[@]}" \
     --ptxas /usr/local/cuda/bin/ptxas --ptxas-every 20 --json "$out/synth-random.json" \
     > "$out/synth-random.txt"
