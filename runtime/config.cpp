@@ -1,6 +1,7 @@
 // Parsing and validating the CFRJIT_* environment variables.
 #include "runtime/config.hpp"
 
+#include "passes/instrument/divergence_map.hpp"
 #include "passes/pipeline.hpp"
 
 #include <fmt/format.h>
@@ -46,6 +47,25 @@ std::vector<std::string> split_list(const std::string& text) {
         start = end + 1;
     }
     return out;
+}
+
+// CFRJIT_DIVERGENCE_MAP=1 puts divergence-map at the end of the pipeline (it must run last), unless
+// the pipeline already ends with it. A pipeline holding it turns the map on in any case.
+void configure_divergence_map(Config& c, bool requested) {
+    std::vector<passes::PassSpec> pipeline = passes::parse_pipeline(c.pipeline);
+    const std::string_view name = "divergence-map";
+    if (requested && (pipeline.empty() || pipeline.back().name != name)) {
+        pipeline.push_back(passes::parse_pipeline(name).front());
+        c.pipeline = passes::spelling(pipeline);
+    }
+    for (const auto& pass : pipeline) {
+        if (pass.name != name) continue;
+        c.divergence_map = true;
+        auto symbol = pass.options.find("symbol");
+        c.divergence_map_symbol = symbol != pass.options.end()
+                                      ? symbol->second
+                                      : std::string(passes::kDivergenceMapSymbol);
+    }
 }
 
 std::string default_cache_dir(const Getenv& getenv) {
@@ -124,6 +144,15 @@ Config read_config(const Getenv& getenv) {
         }
     } else {
         c.pipeline = default_pipeline();
+    }
+
+    bool map_requested = false;
+    if (auto v = value_of(getenv, "CFRJIT_DIVERGENCE_MAP"))
+        map_requested = parse_bool("CFRJIT_DIVERGENCE_MAP", *v);
+    try {
+        configure_divergence_map(c, map_requested);
+    } catch (const passes::PipelineError& e) {
+        throw ConfigError(fmt::format("CFRJIT_DIVERGENCE_MAP: {}", e.what()));
     }
 
     if (auto v = value_of(getenv, "CFRJIT_KERNELS")) c.kernels = split_list(*v);

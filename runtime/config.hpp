@@ -37,6 +37,10 @@ struct Config {
     TimingMode timing = TimingMode::Summary;
     std::string report_file; // JSON report at exit; empty: none
     std::string dump_dir;    // original and rewritten PTX, CFG dot files; empty: none
+    // CFRJIT_DIVERGENCE_MAP, or a pipeline that holds divergence-map: the modules carry the map's
+    // counters and the shim reads them back.
+    bool divergence_map = false;
+    std::string divergence_map_symbol; // the counter array's name (the pass's `symbol` option)
     ImageScope images = ImageScope::All;
     TestFault fault = TestFault::None;
 

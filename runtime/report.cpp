@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 namespace cfr::runtime {
 
@@ -150,9 +151,41 @@ std::string module_line(const ModuleRecord& m) {
 
 } // namespace
 
+std::string divergence_map_table(const std::vector<BranchCount>& branches) {
+    constexpr double kShare = 0.9;
+    uint64_t visits = 0, divergent = 0;
+    for (const auto& b : branches) {
+        visits += b.visits;
+        divergent += b.divergent;
+    }
+    const auto top = concentration(branches, kShare);
+    std::string out;
+    if (!top.empty()) {
+        std::vector<std::vector<std::string>> rows = {
+            {"Divergent", "Visits", "Share (%)", "Line", "Source", "Kernel"}};
+        for (const auto& b : top)
+            rows.push_back({std::to_string(b.divergent), std::to_string(b.visits),
+                            fmt::format("{:.1f}", 100.0 * static_cast<double>(b.divergent) /
+                                                      static_cast<double>(divergent)),
+                            std::to_string(b.line), b.source.value_or("-"), b.kernel});
+        out += table(rows);
+    }
+    std::set<std::string> kernels;
+    for (const auto& b : branches)
+        kernels.insert(b.kernel);
+    out += fmt::format("  {} branch(es) instrumented in {} function(s): {} warp visits, {} "
+                       "divergent ({:.1f}%); {} branch(es) hold {:.0f}% of the divergences\n",
+                       branches.size(), kernels.size(), visits, divergent,
+                       visits ? 100.0 * static_cast<double>(divergent) / static_cast<double>(visits)
+                              : 0.0,
+                       top.size(), 100 * kShare);
+    return out;
+}
+
 std::string format_report(const Config& config, const std::vector<KernelStats>& kernels,
                           const std::vector<ModuleRecord>& modules,
-                          const std::vector<GraphStats>& graphs) {
+                          const std::vector<GraphStats>& graphs,
+                          const std::vector<BranchCount>& divergence_map) {
     std::string out = fmt::format("\ncfrjit {}: pipeline '{}', timing {}\n", kVersion,
                                   config.pipeline, to_string(config.timing));
     std::vector<const KernelStats*> sorted;
@@ -216,6 +249,11 @@ std::string format_report(const Config& config, const std::vector<KernelStats>& 
     }
     out += rows.size() == 1 ? "  (no kernels)\n" : table(rows);
 
+    if (config.divergence_map) {
+        out += "\n Divergence map (the branches that hold 90% of the divergent warp visits):\n\n";
+        out += divergence_map_table(divergence_map);
+    }
+
     if (!modules.empty()) {
         out += "\n modules:\n";
         for (const auto& m : modules)
@@ -235,7 +273,8 @@ std::string format_report(const Config& config, const std::vector<KernelStats>& 
 
 nlohmann::json report_json(const Config& config, const std::vector<KernelStats>& kernels,
                            const std::vector<ModuleRecord>& modules,
-                           const std::vector<GraphStats>& graphs) {
+                           const std::vector<GraphStats>& graphs,
+                           const std::vector<BranchCount>& divergence_map) {
     using nlohmann::json;
     json j;
     j["version"] = kVersion;
@@ -313,6 +352,15 @@ nlohmann::json report_json(const Config& config, const std::vector<KernelStats>&
                       {"min_ns", g.timed ? g.min_ms * 1e6 : 0.0},
                       {"max_ns", g.max_ms * 1e6},
                       {"destroyed", g.destroyed}});
+    }
+    if (config.divergence_map) {
+        auto& map = j["divergence_map"] = json::array();
+        for (const auto& b : divergence_map)
+            map.push_back({{"kernel", b.kernel},
+                           {"line", b.line},
+                           {"source", b.source ? json(*b.source) : json(nullptr)},
+                           {"visits", b.visits},
+                           {"divergent", b.divergent}});
     }
     return j;
 }

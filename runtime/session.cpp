@@ -104,9 +104,32 @@ std::shared_ptr<ModuleCache> Session::cache() {
     return cache_;
 }
 
-Session::Unit Session::compile_unit(const std::string& ptx, ModuleRecord& m) {
+// The divergence map's counter array of a unit: the pipeline's own symbol, suffixed per unit when
+// several units are linked into one module (each must declare its own).
+std::vector<passes::PassSpec> Session::unit_pipeline(std::string_view api, size_t unit,
+                                                     size_t units) const {
+    if (!config_.divergence_map) return pipeline_;
+    std::vector<passes::PassSpec> pipeline;
+    for (const auto& pass : pipeline_) {
+        if (pass.name != "divergence-map") {
+            pipeline.push_back(pass);
+        } else if (api.starts_with("cuLink")) {
+            // The module cuLinkComplete makes is not one the shim follows: nothing would read it.
+            continue;
+        } else {
+            pipeline.push_back(pass);
+            if (units > 1)
+                pipeline.back().options["symbol"] =
+                    fmt::format("{}_u{}", config_.divergence_map_symbol, unit);
+        }
+    }
+    return pipeline;
+}
+
+Session::Unit Session::compile_unit(const std::string& ptx, ModuleRecord& m,
+                                    const std::vector<passes::PassSpec>& pipeline) {
     Unit unit;
-    const uint64_t key = cache_key(ptx, config_.pipeline);
+    const uint64_t key = cache_key(ptx, passes::spelling(pipeline));
     if (m.key == 0) m.key = key;
     // Shared: another thread may drop the cache while this one still reads or writes through it.
     const std::shared_ptr<ModuleCache> c = cache();
@@ -134,7 +157,7 @@ Session::Unit Session::compile_unit(const std::string& ptx, ModuleRecord& m) {
     }
     if (!compiled) {
         CompileOptions options;
-        options.pipeline = pipeline_;
+        options.pipeline = pipeline;
         if (!config_.kernels.empty())
             options.selects = [this](const std::string& k) { return config_.selects(k); };
         options.inject_pass_fault = config_.fault == TestFault::Pass;
@@ -184,8 +207,11 @@ LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm
             return pass_through(std::move(m), plan.outcome, plan.reason);
 
         std::vector<Unit> units;
-        for (const auto& text : plan.units)
-            units.push_back(compile_unit(text, m));
+        std::vector<std::vector<passes::PassSpec>> pipelines;
+        for (size_t i = 0; i < plan.units.size(); ++i) {
+            pipelines.push_back(unit_pipeline(api, i, plan.units.size()));
+            units.push_back(compile_unit(plan.units[i], m, pipelines.back()));
+        }
 
         Prepared prepared;
         LoadDecision decision{m.id, nullptr, 0, nullptr};
@@ -223,6 +249,7 @@ LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm
             if (!config_.dump_dir.empty()) dump(m, i, plan.units[i], u.compiled.ptx);
         }
 
+        map_prepared(m, units, pipelines);
         std::lock_guard lock(mutex_);
         for (const auto& u : units)
             for (const auto& k : u.compiled.kernels) {
@@ -237,6 +264,27 @@ LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm
     } catch (const std::exception& e) {
         return pass_through(std::move(m), ModuleOutcome::CompileFailed, e.what());
     }
+}
+
+void Session::map_prepared(const ModuleRecord& m, const std::vector<Unit>& units,
+                           const std::vector<std::vector<passes::PassSpec>>& pipelines) {
+    if (!config_.divergence_map) return;
+    std::vector<passes::DivergenceMapTable> tables;
+    try {
+        for (size_t i = 0; i < units.size(); ++i)
+            for (const auto& pass : pipelines[i])
+                if (pass.name == "divergence-map") {
+                    auto symbol = pass.options.find("symbol");
+                    tables.push_back(passes::read_divergence_map_table(
+                        units[i].compiled.ptx, symbol == pass.options.end()
+                                                   ? config_.divergence_map_symbol
+                                                   : symbol->second));
+                }
+    } catch (const std::exception& e) {
+        log_->warn("module {} ({}): no divergence map: {}", m.name(), m.api, e.what());
+        return;
+    }
+    divmap_.module_prepared(m.id, std::move(tables));
 }
 
 const void* Session::original_image(uint32_t module) const {
@@ -261,6 +309,7 @@ void Session::load_refused(uint32_t module, std::string_view driver_error, Refus
         m.outcome = ModuleOutcome::DriverRefused;
         m.reason = fmt::format("the driver refused the rewritten module {}: {}", at, driver_error);
     }
+    divmap_.module_refused(module);
     // The text stays: a lazily refused module is still loaded until the program unloads it.
     if (when == Refusal::AtLoad)
         if (auto it = prepared_.find(module); it != prepared_.end()) {
@@ -274,6 +323,7 @@ void Session::module_loaded(uint32_t module, const void* handle, const void* con
     std::lock_guard lock(mutex_);
     module_handles_[handle] = module;
     if (context != nullptr) module_contexts_[handle] = context;
+    divmap_.module_loaded(module, handle, context);
 }
 
 std::optional<uint32_t> Session::module_of(const void* handle) const {
@@ -292,6 +342,7 @@ void Session::module_unloaded(const void* handle) {
     {
         std::lock_guard lock(mutex_);
         if (auto it = module_handles_.find(handle); it != module_handles_.end()) {
+            divmap_.module_gone(it->second);
             prepared_.erase(it->second);
             module_handles_.erase(it);
         }
@@ -309,6 +360,7 @@ void Session::context_gone(const void* context) {
     }
     for (const void* module : gone)
         module_unloaded(module);
+    divmap_.context_gone(context);
 }
 
 // ---- kernels ------------------------------------------------------------------------------------
@@ -387,6 +439,21 @@ void Session::launch_started(uint32_t kernel, Dim3 grid, Dim3 block) {
 void Session::launch_captured(uint32_t kernel) {
     std::lock_guard lock(mutex_);
     if (kernel < kernels_.size()) ++kernels_[kernel].captured;
+}
+
+void Session::counters_used(Timed what, uint32_t id, const void* context) {
+    std::vector<uint32_t> modules;
+    {
+        std::lock_guard lock(mutex_);
+        if (what == Timed::Kernel) {
+            if (id < kernels_.size()) modules.push_back(kernels_[id].module);
+        } else if (id >= 1 && id <= graphs_.size()) {
+            for (uint32_t k : graphs_[id - 1].kernels)
+                if (k < kernels_.size()) modules.push_back(kernels_[k].module);
+        }
+    }
+    for (uint32_t module : modules)
+        if (module != 0) divmap_.module_used(module, context);
 }
 
 namespace {
@@ -513,7 +580,8 @@ void Session::finish() {
     const auto ms = modules();
     const auto gs = graphs();
     if (ks.empty() && ms.empty()) return;
-    const std::string text = format_report(config_, ks, ms, gs);
+    const auto map = config_.divergence_map ? divmap_.totals() : std::vector<BranchCount>{};
+    const std::string text = format_report(config_, ks, ms, gs, map);
     if (config_.log_file.empty()) {
         std::fputs(text.c_str(), stderr);
         std::fflush(stderr);
@@ -522,7 +590,7 @@ void Session::finish() {
     }
     if (!config_.report_file.empty()) {
         std::ofstream out(config_.report_file);
-        out << report_json(config_, ks, ms, gs).dump(2) << "\n";
+        out << report_json(config_, ks, ms, gs, map).dump(2) << "\n";
         if (!out) log_->warn("CFRJIT_REPORT={}: cannot write the report", config_.report_file);
     }
 }

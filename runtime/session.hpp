@@ -5,6 +5,7 @@
 
 #include "runtime/cache.hpp"
 #include "runtime/config.hpp"
+#include "runtime/divergence_map.hpp"
 #include "runtime/stats.hpp"
 #include "runtime/timing.hpp"
 
@@ -78,6 +79,11 @@ public:
     // ---- launches
     void launch_started(uint32_t kernel, Dim3 grid, Dim3 block); // counted, not yet timed
     void launch_captured(uint32_t kernel);                       // recorded into a graph
+    // A kernel (or a graph's kernels) launched in `context`: their modules' divergence-map
+    // counters there are worth reading.
+    void counters_used(Timed what, uint32_t id, const void* context);
+    // The divergence map's instances, snapshots and totals (CFRJIT_DIVERGENCE_MAP).
+    DivergenceMapCounts& divergence_map() { return divmap_; }
     PendingLaunches& pending() { return pending_; }
     PendingLaunches::Sink sink();
 
@@ -107,7 +113,12 @@ private:
 
     std::shared_ptr<ModuleCache> cache(); // null when off or unusable
     void disable_cache(const std::string& why);
-    Unit compile_unit(const std::string& ptx, ModuleRecord& m);
+    Unit compile_unit(const std::string& ptx, ModuleRecord& m,
+                      const std::vector<passes::PassSpec>& pipeline);
+    std::vector<passes::PassSpec> unit_pipeline(std::string_view api, size_t unit,
+                                                size_t units) const;
+    void map_prepared(const ModuleRecord& m, const std::vector<Unit>& units,
+                      const std::vector<std::vector<passes::PassSpec>>& pipelines);
     LoadDecision pass_through(ModuleRecord m, ModuleOutcome outcome, const std::string& reason);
     void dump(const ModuleRecord& m, size_t unit, std::string_view original,
               std::string_view rewritten);
@@ -141,6 +152,7 @@ private:
     std::unordered_map<const void*, std::pair<uint32_t, const void*>> kernel_handles_;
 
     PendingLaunches pending_;
+    DivergenceMapCounts divmap_;
     std::atomic<bool> finished_{false};
 };
 

@@ -11,7 +11,8 @@ struct RunOptions {
     bool passes_set = false;
     std::string report, timing, kernels, cache_dir, log, log_file, dump_dir, images;
     bool no_cache = false;
-    bool emulator = false; // force the emulated driver
+    bool divergence_map = false; // CFRJIT_DIVERGENCE_MAP=1
+    bool emulator = false;       // force the emulated driver
     std::vector<std::string> command;
 };
 

@@ -53,6 +53,9 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--cache-dir", run.cache_dir, "Cache directory (CFRJIT_CACHE_DIR)")
         ->type_name("DIR");
     run_cmd->add_flag("--no-cache", run.no_cache, "Do not use the cache (CFRJIT_CACHE=off)");
+    run_cmd->add_flag("--divergence-map", run.divergence_map,
+                      "Count warp visits and divergences of every branch (divergence-map, after "
+                      "the pipeline) and report them (CFRJIT_DIVERGENCE_MAP=1)");
     run_cmd->add_option("--log", run.log, "trace, debug, info, warn, error or off (CFRJIT_LOG)")
         ->type_name("LEVEL");
     run_cmd->add_option("--log-file", run.log_file, "Log there instead of stderr (CFRJIT_LOG_FILE)")

@@ -38,6 +38,7 @@ int run_program(const RunOptions& o) {
     set("CFRJIT_LOG_FILE", o.log_file);
     set("CFRJIT_DUMP_DIR", o.dump_dir);
     if (o.no_cache) setenv("CFRJIT_CACHE", "off", 1);
+    if (o.divergence_map) setenv("CFRJIT_DIVERGENCE_MAP", "1", 1);
     try {
         runtime::read_config_from_environment();
     } catch (const runtime::ConfigError& e) {
