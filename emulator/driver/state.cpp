@@ -1,6 +1,8 @@
 // The driver's global state, the current-context stack, error mapping and unsupported-call logging.
 #include "emulator/driver/handles.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <string_view>
 
@@ -15,9 +17,31 @@ CUresult check_init() {
     return state().initialized ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
 
+namespace {
+
+// A thread's context stack is a plain pointer, never destroyed with the main thread's
+// thread-locals: programs call the driver from atexit handlers (cudart's teardown, a preloaded
+// library's exit report), and those run after the exiting thread's thread-local destructors.
+thread_local std::vector<uint64_t>* t_context_stack = nullptr;
+
+// Frees the stack of any other thread when it ends.
+struct ContextStackOwner {
+    ~ContextStackOwner() {
+        if (gettid() == getpid()) return;
+        delete t_context_stack;
+        t_context_stack = nullptr;
+    }
+};
+
+} // namespace
+
 std::vector<uint64_t>& context_stack() {
-    thread_local std::vector<uint64_t> stack;
-    return stack;
+    if (t_context_stack == nullptr) {
+        t_context_stack = new std::vector<uint64_t>;
+        thread_local ContextStackOwner owner;
+        (void)owner;
+    }
+    return *t_context_stack;
 }
 
 Context* current_context_or_null() {
