@@ -1,6 +1,7 @@
 // Timing events per context, and retiring a context's state when it ends.
 #include "interpose/context_events.hpp"
 
+#include "interpose/divergence_map_reader.hpp"
 #include "interpose/fallback.hpp"
 #include "interpose/real_driver.hpp"
 #include "runtime/session.hpp"
@@ -98,6 +99,7 @@ const runtime::EventOps& event_ops() {
 void context_ending(CUcontext context) {
     if (context == nullptr) return;
     Session& s = Session::get();
+    read_counters_in(context);
     if (driver_api().timing_usable()) {
         RelaxedCaptureMode relaxed;
         s.pending().retire_context(context, event_ops(), s.sink());

@@ -4,6 +4,7 @@
 // release), the shim only forgets it.
 #include "interpose/context_events.hpp"
 #include "interpose/cuda_abi.hpp"
+#include "interpose/divergence_map_reader.hpp"
 #include "interpose/hooks.hpp"
 #include "interpose/launch_timer.hpp"
 #include "runtime/session.hpp"
@@ -29,6 +30,8 @@ CUresult release(Real real, CUdevice dev) {
     if (!enabled()) return real(dev);
     collect_ready();
     const CUcontext primary = known_primary(dev);
+    // The shim cannot tell whether this is the last reference, which ends the context.
+    if (primary != nullptr) read_counters_in(primary);
     const CUresult r = real(dev);
     // The last release resets the primary context, with everything in it.
     if (r == CUDA_SUCCESS && primary != nullptr && !primary_active(dev)) context_gone(primary);

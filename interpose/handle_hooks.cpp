@@ -2,9 +2,11 @@
 // rewritten module translated to the original's after the driver refused it at first use (lazy
 // loading), and timing collected at the program's own synchronisation points and unloads.
 #include "interpose/cuda_abi.hpp"
+#include "interpose/divergence_map_reader.hpp"
 #include "interpose/fallback.hpp"
 #include "interpose/hooks.hpp"
 #include "interpose/launch_timer.hpp"
+#include "interpose/real_driver.hpp"
 #include "runtime/session.hpp"
 
 namespace {
@@ -27,12 +29,25 @@ CUresult synchronize_then_collect(Real real, Args... args) {
     return r;
 }
 
+// The program waited for every launch of a context: the divergence map's counters there are
+// complete up to this point.
+template <typename Real, typename... Args>
+CUresult synchronize_context(Real real, CUcontext context, Args... args) {
+    const CUresult r = synchronize_then_collect(real, args...);
+    if (r != CUDA_SUCCESS || !cfr::interpose::divergence_map_on()) return r;
+    const auto& api = cfr::interpose::driver_api();
+    if (context == nullptr && api.ctx_get_current != nullptr) api.ctx_get_current(&context);
+    cfr::interpose::read_counters_in(context);
+    return r;
+}
+
 // Unloads a module or library, and the original that stood in for it after a refusal.
 template <typename Real, typename Handle>
 CUresult unload(Real real, Handle handle) {
     if (real == nullptr) return CUDA_ERROR_NOT_INITIALIZED;
     if (!enabled()) return real(handle);
     cfr::interpose::collect_ready();
+    cfr::interpose::read_counters_of(handle);
     const CUresult r = real(handle);
     if (r != CUDA_SUCCESS) return r;
     Session::get().module_unloaded(handle);
@@ -158,11 +173,11 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryUnload(CUlibrary library) {
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuCtxSynchronize(void) {
-    return synchronize_then_collect(CFR_REAL(cuCtxSynchronize));
+    return synchronize_context(CFR_REAL(cuCtxSynchronize), nullptr);
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuCtxSynchronize_v2(CUcontext ctx) {
-    return synchronize_then_collect(CFR_REAL(cuCtxSynchronize_v2), ctx);
+    return synchronize_context(CFR_REAL(cuCtxSynchronize_v2), ctx, ctx);
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuStreamSynchronize(CUstream stream) {

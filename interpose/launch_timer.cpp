@@ -5,6 +5,7 @@
 #include "interpose/launch_timer.hpp"
 
 #include "interpose/context_events.hpp"
+#include "interpose/divergence_map_reader.hpp"
 #include "interpose/fallback.hpp"
 #include "interpose/real_driver.hpp"
 #include "runtime/session.hpp"
@@ -112,6 +113,7 @@ void finish_at_exit() {
         RelaxedCaptureMode relaxed;
         s.pending().drain(event_ops(), s.sink(), std::chrono::steady_clock::now() + kExitWait);
     }
+    read_all_counters();
     s.finish();
 }
 
@@ -126,6 +128,7 @@ LaunchTicket launch_begin(const LaunchSubject& subject, CUstream stream, bool pe
         return t;
     }
     t.pending = count_launch(s, subject);
+    if (divergence_map_on()) counters_launched(t.pending.what, t.pending.id);
     if (capture == Capture::None && s.config().timing != runtime::TimingMode::Off) {
         RelaxedCaptureMode relaxed;
         t.timed = record_start(t.pending, stream, per_thread);

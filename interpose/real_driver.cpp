@@ -82,6 +82,11 @@ const DriverApi& driver_api() {
         get(a.graph_kernel_node_get_params, "cuGraphKernelNodeGetParams_v2");
         get(a.graph_kernel_node_set_params, "cuGraphKernelNodeSetParams_v2");
         get(a.graph_child_graph, "cuGraphChildGraphNodeGetGraph");
+        get(a.ctx_push, "cuCtxPushCurrent_v2");
+        get(a.ctx_pop, "cuCtxPopCurrent_v2");
+        get(a.module_get_global, "cuModuleGetGlobal_v2");
+        get(a.library_get_global, "cuLibraryGetGlobal");
+        get(a.memcpy_dtoh, "cuMemcpyDtoH_v2");
         if (a.stream_is_capturing_ptsz == nullptr)
             a.stream_is_capturing_ptsz = a.stream_is_capturing;
         if (a.event_record_ptsz == nullptr) a.event_record_ptsz = a.event_record;

@@ -45,6 +45,11 @@ struct DriverApi {
     decltype(&::cuGraphKernelNodeGetParams_v2) graph_kernel_node_get_params = nullptr;
     decltype(&::cuGraphKernelNodeSetParams_v2) graph_kernel_node_set_params = nullptr;
     decltype(&::cuGraphChildGraphNodeGetGraph) graph_child_graph = nullptr;
+    decltype(&::cuCtxPushCurrent_v2) ctx_push = nullptr;
+    decltype(&::cuCtxPopCurrent_v2) ctx_pop = nullptr;
+    decltype(&::cuModuleGetGlobal_v2) module_get_global = nullptr;
+    decltype(&::cuLibraryGetGlobal) library_get_global = nullptr;
+    decltype(&::cuMemcpyDtoH_v2) memcpy_dtoh = nullptr;
     bool timing_usable() const {
         return ctx_get_current && event_create && event_record && event_query &&
                event_synchronize && event_elapsed;
