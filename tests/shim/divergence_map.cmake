@@ -76,3 +76,11 @@ if(CFRJIT_NVCC AND TARGET cfrjit_ctx_destroy_drv)
     endforeach()
     cfrjit_divmap_test("ctx_destroy_drv" -- $<TARGET_FILE:cfrjit_ctx_destroy_drv> ${apps}/scale.ptx)
 endif()
+
+# 16 threads loading modules and launching on 3 streams each (tests/concurrency), every count
+# equal to the emulator's.
+if(TARGET CUDA::cuda_driver)
+    cfrjit_divmap_test("16 threads on 3 streams each"
+                       -- $<TARGET_FILE:cfrjit_concurrency_app> ${PROJECT_SOURCE_DIR}/examples/ptx
+                       16 3 2)
+endif()
