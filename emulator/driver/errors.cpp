@@ -1,13 +1,21 @@
 // cuGetErrorName and cuGetErrorString.
 #include "emulator/driver/driver.hpp"
 
+#include <cstring>
 #include <map>
 #include <string>
 
 namespace {
 
-const std::map<CUresult, const char*>& names() {
-    static const auto* table = new std::map<CUresult, const char*>{
+// Callers may pass any number as a CUresult; read as an int, it is never an out-of-range enum.
+int code_of(const CUresult& error) {
+    int code = 0;
+    std::memcpy(&code, &error, sizeof code);
+    return code;
+}
+
+const std::map<int, const char*>& names() {
+    static const auto* table = new std::map<int, const char*>{
 #define CFRJIT_ERROR(name) {name, #name},
 #include "emulator/driver/error_names.inc"
 #undef CFRJIT_ERROR
@@ -15,8 +23,8 @@ const std::map<CUresult, const char*>& names() {
     return *table;
 }
 
-const char* description(CUresult r) {
-    switch (r) {
+const char* description(int code) {
+    switch (code) {
     case CUDA_SUCCESS:
         return "no error";
     case CUDA_ERROR_INVALID_VALUE:
@@ -77,7 +85,7 @@ const char* description(CUresult r) {
 CFR_EXPORT CUresult cuGetErrorName(CUresult error, const char** pStr) {
     CFR_API();
     if (!pStr) return CUDA_ERROR_INVALID_VALUE;
-    auto it = names().find(error);
+    auto it = names().find(code_of(error));
     if (it == names().end()) {
         *pStr = nullptr;
         return CUDA_ERROR_INVALID_VALUE;
@@ -89,19 +97,20 @@ CFR_EXPORT CUresult cuGetErrorName(CUresult error, const char** pStr) {
 CFR_EXPORT CUresult cuGetErrorString(CUresult error, const char** pStr) {
     CFR_API();
     if (!pStr) return CUDA_ERROR_INVALID_VALUE;
-    if (const char* d = description(error)) {
+    const int code = code_of(error);
+    if (const char* d = description(code)) {
         *pStr = d;
         return CUDA_SUCCESS;
     }
-    static auto* generated = new std::map<CUresult, std::string>;
+    static auto* generated = new std::map<int, std::string>;
     static std::mutex mutex;
-    auto it = names().find(error);
+    auto it = names().find(code);
     if (it == names().end()) {
         *pStr = nullptr;
         return CUDA_ERROR_INVALID_VALUE;
     }
     std::lock_guard lock(mutex);
-    auto [slot, fresh] = generated->try_emplace(error);
+    auto [slot, fresh] = generated->try_emplace(code);
     if (fresh) {
         std::string text = it->second;
         text = text.substr(text.rfind("ERROR_") == std::string::npos ? 0 : text.find("ERROR_") + 6);

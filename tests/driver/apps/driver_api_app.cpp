@@ -4,6 +4,7 @@
 #include <cuda.h>
 
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #define CHECK(call)                                                                                \
@@ -22,8 +23,9 @@ static int run(const char* path, CUcontext) {
     CHECK(cuModuleLoad(&module, path));
     CUfunction scale;
     CHECK(cuModuleGetFunction(&scale, module, "scale"));
-    const char* name = nullptr;
-    CHECK(cuFuncGetName(&name, scale));
+    const char* name_of_function = nullptr; // the function's own storage, gone with its module
+    CHECK(cuFuncGetName(&name_of_function, scale));
+    const std::string name = name_of_function;
     const int n = 300;
     std::vector<int> host(n);
     for (int i = 0; i < n; ++i)
@@ -43,7 +45,7 @@ static int run(const char* path, CUcontext) {
             std::printf("driver_api_app: %s: element %d is %d\n", path, i, host[i]);
             return 1;
         }
-    std::printf("%s: %s OK\n", path, name);
+    std::printf("%s: %s OK\n", path, name.c_str());
     return 0;
 }
 
