@@ -15,7 +15,8 @@ extern "C" {
 // Read by the trampoline below; written once, by cfr_resolve_libc_dlsym.
 __attribute__((visibility("hidden"))) void* cfr_libc_dlsym = nullptr;
 
-__attribute__((visibility("hidden"), used)) void* cfr_resolve_libc_dlsym() {
+__attribute__((visibility("hidden"), used)) CFRJIT_BEFORE_SANITIZERS void*
+cfr_resolve_libc_dlsym() {
     cfr_libc_dlsym = reinterpret_cast<void*>(cfr::interpose::real_dlsym());
     return cfr_libc_dlsym;
 }

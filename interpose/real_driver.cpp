@@ -10,12 +10,19 @@
 
 namespace cfr::interpose {
 
-DlsymFn real_dlsym() {
-    static const DlsymFn fn = [] {
-        for (const char* version : {"GLIBC_2.2.5", "GLIBC_2.34", "GLIBC_2.17", "GLIBC_2.0"})
-            if (void* p = dlvsym(RTLD_NEXT, "dlsym", version)) return reinterpret_cast<DlsymFn>(p);
-        return static_cast<DlsymFn>(nullptr);
-    }();
+namespace {
+
+CFRJIT_BEFORE_SANITIZERS DlsymFn find_libc_dlsym() {
+    static const char* const kVersions[] = {"GLIBC_2.2.5", "GLIBC_2.34", "GLIBC_2.17", "GLIBC_2.0"};
+    for (const char* version : kVersions)
+        if (void* p = dlvsym(RTLD_NEXT, "dlsym", version)) return reinterpret_cast<DlsymFn>(p);
+    return nullptr;
+}
+
+} // namespace
+
+CFRJIT_BEFORE_SANITIZERS DlsymFn real_dlsym() {
+    static const DlsymFn fn = find_libc_dlsym();
     return fn;
 }
 

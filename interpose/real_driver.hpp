@@ -7,7 +7,11 @@
 namespace cfr::interpose {
 
 using DlsymFn = void* (*)(void*, const char*);
-DlsymFn real_dlsym();
+// Runs before any sanitizer runtime is initialised (a sanitizer's own start-up looks functions up
+// with dlsym, which is the shim's): such code must not be instrumented.
+#define CFRJIT_BEFORE_SANITIZERS __attribute__((no_sanitize("address", "undefined", "thread")))
+
+CFRJIT_BEFORE_SANITIZERS DlsymFn real_dlsym();
 
 // The real driver's handle, opened on first use; null when there is none.
 void* driver_handle();
