@@ -13,6 +13,10 @@ usage: scripts/dev.sh COMMAND
   deps    install the Debian packages the build needs (only those missing)
   build   deps, then configure and build into build/ (CFRJIT_BUILD_DIR overrides)
   test    build, then run every test through ctest
+  test-sanitizers
+          the sanitizer jobs of CI, each in its own build directory: the unit and end-to-end
+          tests under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/), the
+          concurrency tests under ThreadSanitizer (build-tsan/); see docs/building.md
   demo    build, then run cfr-opt --classify --stats on an example and write its CFGs as dot,
           and run a runtime-API example under libcfrjit.so (rewritten, cached, timed)
   bench   build, then run the benchmarks in bench/ and write their tables
@@ -39,19 +43,72 @@ deps() {
         "${missing[@]}" >/dev/null
 }
 
-build() {
-    deps
+# configure DIR [CMAKE_ARGS...]: configures DIR once.
+configure() {
+    local dir=$1
+    shift
     local cuda_args=()
     [ -d /usr/local/cuda ] && cuda_args=(-DCUDAToolkit_ROOT=/usr/local/cuda)
-    if [ ! -f "$build/build.ninja" ]; then
-        cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}"
+    if [ ! -f "$dir/build.ninja" ]; then
+        cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" "$@"
     fi
+}
+
+build() {
+    deps
+    configure "$build"
     cmake --build "$build" -j "$jobs"
 }
 
 run_tests() {
     build
     ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
+}
+
+# The sanitizer jobs (docs/building.md, "Sanitizer builds"). The first finding fails the test.
+asan_build=${CFRJIT_ASAN_BUILD_DIR:-$root/build-asan}
+tsan_build=${CFRJIT_TSAN_BUILD_DIR:-$root/build-tsan}
+sanitizer_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG")
+suppressions=$root/scripts/sanitizers
+asan_options="strict_string_checks=1:detect_stack_use_after_return=0"
+ubsan_options="print_stacktrace=1:halt_on_error=1"
+
+# ASan + UBSan, in two runs. The unit tests (label `unit`: instrumented Catch2 programs) with
+# leak detection. Then the programs: nvcc-built examples and test programs, which are not
+# instrumented, run under the instrumented emulated driver and shim with the sanitizer runtime
+# preloaded into every process of the test (shell and Python included), so without leak
+# detection; left out: the fuzzers (their own ASan + UBSan builds, by clang) and the check that
+# libcfrjit.so needs nothing but glibc (an instrumented one needs the sanitizer runtimes).
+asan_job() {
+    echo "== ASan + UBSan: $asan_build"
+    configure "$asan_build" -DCFRJIT_SANITIZE=address,undefined "${sanitizer_flags[@]}"
+    cmake --build "$asan_build" -j "$jobs"
+    echo "== ASan + UBSan: unit tests, with leak detection"
+    ASAN_OPTIONS="$asan_options:detect_leaks=1" UBSAN_OPTIONS="$ubsan_options" \
+        LSAN_OPTIONS="suppressions=$suppressions/lsan.supp:print_suppressions=0" \
+        ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" -L unit "$@"
+    echo "== ASan + UBSan: programs on the instrumented driver and shim"
+    LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
+        ASAN_OPTIONS="$asan_options:detect_leaks=0:verify_asan_link_order=0" \
+        UBSAN_OPTIONS="$ubsan_options" \
+        ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" -LE 'unit|fuzz' \
+        -E 'needs only glibc' "$@"
+}
+
+# TSan: the concurrency tests (tests/concurrency and the unit tests named "concurrency: ...").
+tsan_job() {
+    echo "== TSan: $tsan_build"
+    configure "$tsan_build" -DCFRJIT_SANITIZE=thread "${sanitizer_flags[@]}"
+    cmake --build "$tsan_build" -j "$jobs" --target test_shim cfrjit_concurrency_app
+    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$suppressions/tsan.supp" \
+        ctest --test-dir "$tsan_build" --output-on-failure -j "$jobs" -R 'concurrency: ' "$@"
+}
+
+test_sanitizers() {
+    deps
+    asan_job "$@"
+    tsan_job "$@"
 }
 
 demo() {
@@ -84,6 +141,7 @@ case "${1:-}" in
 deps) deps ;;
 build) build ;;
 test) shift; run_tests "$@" ;;
+test-sanitizers) shift; test_sanitizers "$@" ;;
 demo) demo ;;
 bench) build; "$root/bench/run.sh" "$build" ;;
 format) find "$root" -path "$build" -prune -o \( -name '*.cpp' -o -name '*.hpp' -o -name '*.cu' \) \
