@@ -119,7 +119,9 @@ inline void fma_lanes(const Exec& x, const Inst& in) {
         wr(x, in.d[0], l, bits<T>(saturate(flush(T(std::fma(a, b, c)), ftz), sat)));
     });
 }
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// Not under ThreadSanitizer: GCC instruments the clones' resolver, which the dynamic loader runs
+// before the TSan runtime is initialised.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("fma", "default"))) void fma_lanes_f32(const Exec& x, const Inst& in) {
     fma_lanes<float>(x, in);
 }

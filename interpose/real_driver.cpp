@@ -19,10 +19,18 @@ CFRJIT_BEFORE_SANITIZERS DlsymFn find_libc_dlsym() {
     return nullptr;
 }
 
+DlsymFn libc_dlsym = nullptr; // found once; threads that race to find it find the same
+
 } // namespace
 
+// No function-local static: its guard is a call into the sanitizer runtimes, which may not be
+// initialised yet.
 CFRJIT_BEFORE_SANITIZERS DlsymFn real_dlsym() {
-    static const DlsymFn fn = find_libc_dlsym();
+    DlsymFn fn = __atomic_load_n(&libc_dlsym, __ATOMIC_ACQUIRE);
+    if (fn == nullptr) {
+        fn = find_libc_dlsym();
+        __atomic_store_n(&libc_dlsym, fn, __ATOMIC_RELEASE);
+    }
     return fn;
 }
 

@@ -100,7 +100,7 @@ asan_job() {
 tsan_job() {
     echo "== TSan: $tsan_build"
     configure "$tsan_build" -DCFRJIT_SANITIZE=thread "${sanitizer_flags[@]}"
-    cmake --build "$tsan_build" -j "$jobs" --target test_shim cfrjit_concurrency_app
+    cmake --build "$tsan_build" -j "$jobs" --target test_shim cfrjit_concurrency_app cfrjit_shim cfrjit_cuda
     TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$suppressions/tsan.supp" \
         ctest --test-dir "$tsan_build" --output-on-failure -j "$jobs" -R 'concurrency: ' "$@"
 }

@@ -19,7 +19,7 @@ case $fault in
 corrupt-cache)
     "$cfrjit" run -- "$program" >/dev/null 2>&1 || fail "first run"
     for f in "$work"/cache/*.cfrjit; do
-        printf 'garbage' | dd of="$f" bs=1 seek=60 conv=notrunc status=none
+        python3 -c 'import sys; f = open(sys.argv[1], "r+b"); f.seek(60); f.write(b"garbage")' "$f"
     done
     expect="damaged cache entry" ;;
 unwritable-cache) export CFRJIT_CACHE_DIR=/dev/null/cfrjit expect="cache disabled" ;;
@@ -33,7 +33,7 @@ bad-config) export CFRJIT_LOG=loud expect="CFRJIT_LOG=loud" ;;
 *) echo "unknown fault $fault"; exit 2 ;;
 esac
 if [[ $fault == bad-config ]]; then
-    LD_PRELOAD=${CFRJIT_SHIM_LIB:?} LD_LIBRARY_PATH=$emulator \
+    LD_PRELOAD=${CFRJIT_SHIM_LIB:?}${LD_PRELOAD:+:$LD_PRELOAD} LD_LIBRARY_PATH=$emulator \
         "$program" >"$work/shim.out" 2>"$work/shim.err" || fail "program fails under the shim"
 else
     "$cfrjit" run -- "$program" >"$work/shim.out" 2>"$work/shim.err" || fail "program fails under the shim"

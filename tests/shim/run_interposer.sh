@@ -16,11 +16,13 @@ before) preload=$interposer:$shim ;;
 after) preload=$shim:$interposer ;;
 *) echo "order must be before or after"; exit 2 ;;
 esac
+# What the environment already preloads (a sanitizer runtime in CI) stays, after these.
+inherited=${LD_PRELOAD:+:$LD_PRELOAD}
 
 "$program" >"$work/plain.out" 2>"$work/plain.err" || fail "program fails alone"
-LD_PRELOAD=$interposer "$program" >"$work/alone.out" 2>"$work/alone.err" ||
+LD_PRELOAD=$interposer$inherited "$program" >"$work/alone.out" 2>"$work/alone.err" ||
     fail "program fails with the interposer alone"
-LD_PRELOAD=$preload CFRJIT_REPORT=$work/report.json "$program" >"$work/both.out" \
+LD_PRELOAD=$preload$inherited CFRJIT_REPORT=$work/report.json "$program" >"$work/both.out" \
     2>"$work/both.err" || fail "program fails with the interposer and the shim ($order)"
 cmp -s "$work/plain.out" "$work/both.out" || fail "output differs"
 want=$(grep -E "^(dlopen|launch)_wrapper:" "$work/alone.err")
