@@ -1,4 +1,5 @@
 // CFRJIT_* parsing: defaults, accepted spellings, and clear errors for bad values.
+#include "config_env.hpp"
 #include "runtime/config.hpp"
 
 #include <catch2/catch.hpp>
@@ -7,26 +8,7 @@
 #include <string>
 
 using namespace cfr::runtime;
-
-namespace {
-
-Config read(const std::map<std::string, std::string>& env) {
-    return read_config([&](const char* name) -> const char* {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-    });
-}
-
-std::string error_of(const std::map<std::string, std::string>& env) {
-    try {
-        read(env);
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-    return "";
-}
-
-} // namespace
+using namespace cfr::runtime::testing;
 
 TEST_CASE("config: defaults") {
     const Config c = read({{"HOME", "/home/u"}});

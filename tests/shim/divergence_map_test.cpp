@@ -1,6 +1,7 @@
 // The divergence map on the shim without a driver: the setting and its pipeline, instances and
 // snapshots (kept when a module or context goes), totals per branch, the concentration table and
 // the report's `divergence_map` list.
+#include "config_env.hpp"
 #include "runtime/config.hpp"
 #include "runtime/divergence_map.hpp"
 #include "runtime/report.hpp"
@@ -17,30 +18,11 @@
 
 namespace fs = std::filesystem;
 using namespace cfr::runtime;
+using namespace cfr::runtime::testing;
 using cfr::passes::DivergenceMapBranch;
 using cfr::passes::DivergenceMapTable;
 
 namespace {
-
-Getenv env_of(const std::map<std::string, std::string>& env) {
-    return [env](const char* name) -> const char* {
-        auto it = env.find(name);
-        return it == env.end() ? nullptr : it->second.c_str();
-    };
-}
-
-Config read(const std::map<std::string, std::string>& env) {
-    return read_config(env_of(env));
-}
-
-std::string error_of(const std::map<std::string, std::string>& env) {
-    try {
-        read(env);
-    } catch (const ConfigError& e) {
-        return e.what();
-    }
-    return "";
-}
 
 // A table of `n` branches of kernel `k` at lines 10, 20, ...
 DivergenceMapTable table(const std::string& k, uint32_t n, const std::string& symbol = "map") {
