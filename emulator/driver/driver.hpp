@@ -213,6 +213,7 @@ size_t device_memory_bytes();
 
 // Shared by the module, library and kernel exports (exports_module.cpp).
 CUresult get_function(Module* module, const char* name, uint64_t* out);
+// function_attributes.cpp
 CUresult read_file(const char* path, std::string* out);
 CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Kernel* kernel,
                             const FunctionSettings& settings);

@@ -5,8 +5,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 using namespace cfr::driver;
 
@@ -98,101 +96,6 @@ CUresult get_function(Module* module, const char* name, uint64_t* out) {
     fn->name = name;
     *out = add_object(std::move(fn), {module->handle, module->context})->handle;
     module->functions[name] = *out;
-    return CUDA_SUCCESS;
-}
-
-CUresult read_file(const char* path, std::string* out) {
-    if (!path) return CUDA_ERROR_INVALID_VALUE;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return CUDA_ERROR_FILE_NOT_FOUND;
-    std::ostringstream text;
-    text << in.rdbuf();
-    *out = text.str();
-    return CUDA_SUCCESS;
-}
-
-CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Kernel* kernel,
-                            const FunctionSettings& settings) {
-    if (!pi) return CUDA_ERROR_INVALID_VALUE;
-    const emu::KernelInfo info = state().device->kernel_info(kernel);
-    switch (attrib) {
-    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
-        *pi = 1024;
-        break;
-    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
-        *pi = int(info.static_shared_bytes);
-        break;
-    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
-        *pi = 0;
-        break;
-    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
-        *pi = int(info.local_bytes);
-        break;
-    case CU_FUNC_ATTRIBUTE_NUM_REGS:
-        *pi = int(info.registers);
-        break;
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-        *pi = kSmMajor * 10 + kSmMinor;
-        break;
-    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
-        *pi = kSmMajor * 10 + kSmMinor;
-        break;
-    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
-        *pi = 0;
-        break;
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
-        *pi = settings.max_dynamic_shared ? settings.max_dynamic_shared
-                                          : 48 * 1024 - int(info.static_shared_bytes);
-        break;
-    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
-        *pi = settings.preferred_carveout;
-        break;
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
-        *pi = 0;
-        break;
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
-        *pi = 0;
-        break;
-    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
-        *pi = 0;
-        break;
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
-        *pi = 0;
-        break;
-    default:
-        return CUDA_ERROR_INVALID_VALUE;
-    }
-    return CUDA_SUCCESS;
-}
-
-CUresult set_function_attribute(FunctionSettings& settings, CUfunction_attribute attrib,
-                                int value) {
-    switch (attrib) {
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
-        if (value < 0 || value > 227 * 1024) return CUDA_ERROR_INVALID_VALUE;
-        settings.max_dynamic_shared = value;
-        return CUDA_SUCCESS;
-    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
-        settings.preferred_carveout = value;
-        return CUDA_SUCCESS;
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
-    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
-        return CUDA_SUCCESS;
-    default:
-        return CUDA_ERROR_INVALID_VALUE;
-    }
-}
-
-CUresult param_info(const emu::Kernel* kernel, size_t index, size_t* offset, size_t* size) {
-    const emu::KernelInfo info = state().device->kernel_info(kernel);
-    if (index >= info.params.size()) return CUDA_ERROR_INVALID_VALUE;
-    if (offset) *offset = info.params[index].offset;
-    if (size) *size = info.params[index].size;
     return CUDA_SUCCESS;
 }
 
