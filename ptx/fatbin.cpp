@@ -172,6 +172,7 @@ std::vector<const void*> prelinked_containers(const void* wrapper) {
 
 size_t container_size(const void* container) {
     const auto* base = static_cast<const uint8_t*>(container);
+    if (base == nullptr) throw FatbinError("fatbin: no container (null pointer)");
     if (load<uint32_t>(base) != kContainerMagic)
         throw FatbinError("not a fatbin container (magic 0xBA55ED50)");
     return load<uint16_t>(base + 6) + load<uint64_t>(base + 8);
@@ -179,6 +180,7 @@ size_t container_size(const void* container) {
 
 std::vector<Entry> read_container(const void* container, size_t size) {
     const auto* base = static_cast<const uint8_t*>(container);
+    if (base == nullptr) throw FatbinError("fatbin: no container (null pointer)");
     if (size != 0 && size < kContainerHeaderSize)
         throw FatbinError("fatbin: truncated container header");
     if (load<uint32_t>(base) != kContainerMagic)
