@@ -51,23 +51,8 @@ inline InstrumentedRun run_instrumented(const std::string& ptx,
         emu::Kernel* kernel = nullptr;
         if (auto e = device.get_kernel(module, launch.kernel, &kernel)) return fail(e);
         std::vector<emu::DevicePtr> pointers;
-        for (const auto& buffer : launch.buffers) {
-            emu::DevicePtr p = 0;
-            if (auto e = device.malloc(buffer.size(), &p)) return fail(e);
-            if (auto e = device.memcpy_htod(p, buffer.data(), buffer.size())) return fail(e);
-            pointers.push_back(p);
-        }
-        const emu::KernelInfo info = device.kernel_info(kernel);
-        std::vector<uint8_t> params(info.param_bytes, 0);
-        size_t next_buffer = 0, next_scalar = 0;
-        for (const auto& param : info.params) {
-            uint64_t value = 0;
-            if (param.size == 8 && next_buffer < pointers.size())
-                value = pointers[next_buffer++];
-            else if (next_scalar < launch.scalars.size())
-                value = launch.scalars[next_scalar++];
-            std::memcpy(params.data() + param.offset, &value, std::min<size_t>(param.size, 8));
-        }
+        if (auto e = upload_buffers(device, launch, pointers)) return fail(e);
+        const std::vector<uint8_t> params = pack_params(device, kernel, pointers, launch.scalars);
         emu::LaunchStats stats;
         if (auto e = device.launch(kernel, {launch.grid, launch.block, 0}, params.data(),
                                    params.size(), &stats))

@@ -31,6 +31,37 @@ struct OracleResult {
     emu::LaunchStats stats;
 };
 
+// Copies each of the launch's buffers to a fresh device allocation, in order.
+inline emu::Error upload_buffers(emu::Device& device, const OracleLaunch& launch,
+                                 std::vector<emu::DevicePtr>& pointers) {
+    for (const auto& buffer : launch.buffers) {
+        emu::DevicePtr p = 0;
+        if (auto e = device.malloc(buffer.size(), &p)) return e;
+        if (auto e = device.memcpy_htod(p, buffer.data(), buffer.size())) return e;
+        pointers.push_back(p);
+    }
+    return {};
+}
+
+// The kernel's parameter block: 8-byte parameters take the buffers' addresses in order, the
+// others the scalars in order; what is left over is zero.
+inline std::vector<uint8_t> pack_params(emu::Device& device, emu::Kernel* kernel,
+                                        const std::vector<emu::DevicePtr>& pointers,
+                                        const std::vector<uint64_t>& scalars) {
+    const emu::KernelInfo info = device.kernel_info(kernel);
+    std::vector<uint8_t> params(info.param_bytes, 0);
+    size_t next_buffer = 0, next_scalar = 0;
+    for (const auto& param : info.params) {
+        uint64_t value = 0;
+        if (param.size == 8 && next_buffer < pointers.size())
+            value = pointers[next_buffer++];
+        else if (next_scalar < scalars.size())
+            value = scalars[next_scalar++];
+        std::memcpy(params.data() + param.offset, &value, std::min<size_t>(param.size, 8));
+    }
+    return params;
+}
+
 inline OracleResult run_on_emulator(const std::string& ptx, const OracleLaunch& launch) {
     OracleResult result;
     emu::DeviceOptions options;
@@ -46,23 +77,8 @@ inline OracleResult run_on_emulator(const std::string& ptx, const OracleLaunch& 
     emu::Kernel* kernel = nullptr;
     if (auto e = device.get_kernel(module, launch.kernel, &kernel)) return fail(e);
     std::vector<emu::DevicePtr> pointers;
-    for (const auto& buffer : launch.buffers) {
-        emu::DevicePtr p = 0;
-        if (auto e = device.malloc(buffer.size(), &p)) return fail(e);
-        if (auto e = device.memcpy_htod(p, buffer.data(), buffer.size())) return fail(e);
-        pointers.push_back(p);
-    }
-    const emu::KernelInfo info = device.kernel_info(kernel);
-    std::vector<uint8_t> params(info.param_bytes, 0);
-    size_t next_buffer = 0, next_scalar = 0;
-    for (const auto& param : info.params) {
-        uint64_t value = 0;
-        if (param.size == 8 && next_buffer < pointers.size())
-            value = pointers[next_buffer++];
-        else if (next_scalar < launch.scalars.size())
-            value = launch.scalars[next_scalar++];
-        std::memcpy(params.data() + param.offset, &value, std::min<size_t>(param.size, 8));
-    }
+    if (auto e = upload_buffers(device, launch, pointers)) return fail(e);
+    const std::vector<uint8_t> params = pack_params(device, kernel, pointers, launch.scalars);
     const emu::LaunchConfig config{launch.grid, launch.block, 0};
     if (auto e = device.launch(kernel, config, params.data(), params.size(), &result.stats))
         fail(e);
