@@ -98,6 +98,36 @@ std::string default_pipeline() {
     return "";
 }
 
+std::vector<std::string> default_candidates() {
+    std::vector<std::string> out;
+    for (const char* candidate :
+         {"linearize<merge-loops=on>", "fuse-branches", "restructure-branches<selective=true>",
+          "linearize<selective=true>"}) {
+        try {
+            passes::parse_pipeline(candidate);
+            out.emplace_back(candidate);
+        } catch (const passes::PipelineError&) {
+        }
+    }
+    return out;
+}
+
+std::string to_string(Policy policy) {
+    return policy == Policy::Fixed ? "fixed" : "adaptive";
+}
+
+std::string to_string(VerifyLevel level) {
+    switch (level) {
+    case VerifyLevel::Off:
+        return "off";
+    case VerifyLevel::Cheap:
+        return "cheap";
+    case VerifyLevel::Full:
+        return "full";
+    }
+    return "?";
+}
+
 std::string to_string(TimingMode mode) {
     switch (mode) {
     case TimingMode::Off:
@@ -131,6 +161,81 @@ std::string to_string(LogLevel level) {
     }
     return "?";
 }
+
+namespace {
+
+std::vector<std::string> split_pipelines(const std::string& text) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find(';', start);
+        if (end == std::string::npos) end = text.size();
+        const std::string item = text.substr(start, end - start);
+        const auto first = item.find_first_not_of(" \t");
+        if (first != std::string::npos)
+            out.push_back(item.substr(first, item.find_last_not_of(" \t") - first + 1));
+        start = end + 1;
+    }
+    return out;
+}
+
+void read_policy(const Getenv& getenv, Config& c) {
+    if (auto v = value_of(getenv, "CFRJIT_POLICY")) {
+        const std::string p = lower(*v);
+        if (p == "fixed" || p.empty())
+            c.policy = Policy::Fixed;
+        else if (p == "adaptive")
+            c.policy = Policy::Adaptive;
+        else
+            throw ConfigError(fmt::format("CFRJIT_POLICY={}: expected fixed or adaptive", *v));
+    }
+    c.candidates = default_candidates();
+    if (auto v = value_of(getenv, "CFRJIT_CANDIDATES")) {
+        c.candidates.clear();
+        for (const auto& text : split_pipelines(*v)) {
+            try {
+                const auto pipeline = passes::parse_pipeline(text);
+                for (const auto& pass : pipeline)
+                    if (pass.name == "divergence-map")
+                        throw passes::PipelineError("a candidate cannot carry the divergence map");
+                c.candidates.push_back(passes::spelling(pipeline));
+            } catch (const passes::PipelineError& e) {
+                throw ConfigError(fmt::format("CFRJIT_CANDIDATES: '{}': {} (candidates are "
+                                              "pipelines separated by ';')",
+                                              text, e.what()));
+            }
+        }
+    }
+    if (auto v = value_of(getenv, "CFRJIT_MAX_VARIANTS")) {
+        size_t used = 0;
+        int n = 0;
+        try {
+            n = std::stoi(*v, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != v->size() || n < 1 || n > 16)
+            throw ConfigError(fmt::format("CFRJIT_MAX_VARIANTS={}: expected a number from 1 to 16 "
+                                          "(the original counts as one)",
+                                          *v));
+        c.max_variants = static_cast<unsigned>(n);
+    }
+    if (c.policy == Policy::Adaptive && c.divergence_map)
+        throw ConfigError("CFRJIT_POLICY=adaptive cannot be combined with the divergence map "
+                          "(its counters belong to one module); run them separately");
+}
+
+VerifyLevel read_verify(const Getenv& getenv) {
+    auto v = value_of(getenv, "CFRJIT_VERIFY");
+    if (!v) return VerifyLevel::Cheap;
+    const std::string l = lower(*v);
+    if (l == "off" || l == "0") return VerifyLevel::Off;
+    if (l == "cheap" || l.empty()) return VerifyLevel::Cheap;
+    if (l == "full") return VerifyLevel::Full;
+    throw ConfigError(fmt::format("CFRJIT_VERIFY={}: expected off, cheap or full", *v));
+}
+
+} // namespace
 
 Config read_config(const Getenv& getenv) {
     Config c;
@@ -210,6 +315,9 @@ Config read_config(const Getenv& getenv) {
     if (auto v = value_of(getenv, "CFRJIT_REPORT")) c.report_file = *v;
     if (auto v = value_of(getenv, "CFRJIT_DUMP_DIR")) c.dump_dir = *v;
 
+    c.verify = read_verify(getenv);
+    read_policy(getenv, c);
+
     if (auto v = value_of(getenv, "CFRJIT_TEST_FAULT"); v && !v->empty()) {
         const std::string f = lower(*v);
         if (f == "pass")
@@ -218,9 +326,11 @@ Config read_config(const Getenv& getenv) {
             c.fault = TestFault::Cache;
         else if (f == "driver")
             c.fault = TestFault::Driver;
+        else if (f == "variant")
+            c.fault = TestFault::Variant;
         else
             throw ConfigError(
-                fmt::format("CFRJIT_TEST_FAULT={}: expected pass, cache or driver", *v));
+                fmt::format("CFRJIT_TEST_FAULT={}: expected pass, cache, driver or variant", *v));
     }
     return c;
 }

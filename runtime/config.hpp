@@ -24,7 +24,18 @@ enum class ImageScope { All, JitOnly };
 
 // Faults the tests inject (CFRJIT_TEST_FAULT); never set in normal use. Driver makes the rewritten
 // module invalid PTX, which the driver refuses at load (eager loading) or at first use (lazy).
-enum class TestFault { None, Pass, Cache, Driver };
+// Variant makes every adaptive variant's PTX invalid, so that the driver refuses to load it.
+enum class TestFault { None, Pass, Cache, Driver, Variant };
+
+// How the shim picks the code each kernel runs (CFRJIT_POLICY): the pipeline's rewrite for every
+// kernel, or, per kernel, the fastest of the original and its candidate rewrites, measured
+// (docs/policy.md).
+enum class Policy { Fixed, Adaptive };
+
+// How much the verifier checks after each transform (CFRJIT_VERIFY): nothing; that the IR is well
+// formed and the pass's promised class holds; and, in addition, that the printed module parses
+// back to the same IR.
+enum class VerifyLevel { Off, Cheap, Full };
 
 struct Config {
     bool disabled = false;
@@ -42,6 +53,12 @@ struct Config {
     bool divergence_map = false;
     std::string divergence_map_symbol; // the counter array's name (the pass's `symbol` option)
     ImageScope images = ImageScope::All;
+    VerifyLevel verify = VerifyLevel::Cheap;
+    Policy policy = Policy::Fixed;
+    // Under the adaptive policy: the candidate pipelines (CFRJIT_CANDIDATES, separated by ';'),
+    // and the most variants a kernel may have, the original included (CFRJIT_MAX_VARIANTS).
+    std::vector<std::string> candidates;
+    unsigned max_variants = 4;
     TestFault fault = TestFault::None;
 
     // Whether a kernel of this name is to be rewritten.
@@ -57,9 +74,14 @@ Config read_config_from_environment();
 // The pipeline used when CFRJIT_PASSES is unset: the selective branch restructuring when it is
 // registered, else the uniform-branch marking.
 std::string default_pipeline();
+// The candidate pipelines of the adaptive policy when CFRJIT_CANDIDATES is unset, in order of
+// preference (the cap keeps the first ones that change a kernel).
+std::vector<std::string> default_candidates();
 
 std::string to_string(TimingMode mode);
 std::string to_string(ImageScope scope);
 std::string to_string(LogLevel level);
+std::string to_string(Policy policy);
+std::string to_string(VerifyLevel level);
 
 } // namespace cfr::runtime
