@@ -45,6 +45,8 @@ public:
 
     // The function's new body, if it changed.
     void write_back();
+    // The registers new_register() declared that write_back() has not yet put into the body.
+    const std::vector<ptx::Variable>& new_declarations() const { return new_declarations_; }
 
 private:
     friend class ModuleUnit;
@@ -86,6 +88,8 @@ public:
 
     // Writes the changed functions' bodies and the declared variables back into the module.
     void write_back();
+    // The module variables declared that write_back() has not yet put into the module.
+    const std::vector<ptx::Variable>& module_variables() const { return module_variables_; }
 
 private:
     ptx::Module* module_;
