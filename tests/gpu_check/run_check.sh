@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# CTest checks of scripts/gpu-check.sh on the emulated driver:
+#   run_check.sh page OUT       a short run (two examples, one suite program when built, one
+#                               timing round, the sanitizer stand-in): exit 0, the page has its
+#                               sections and rows (check_page.py), docs/results/gpu.md untouched
+#   run_check.sh mismatch OUT   the same with a line planted in one native output: exit 1, and
+#                               the page reports that program's runs as different
+#   run_check.sh jit-cost OUT JIT_COST
+#                               jit_cost times an example's PTX and reports a file the driver
+#                               refuses
+# GPU_CHECK_SCRIPT, GPU_CHECK_BUILD and GPU_CHECK_SOURCE come from CTest. Prints
+# "gpu-check test: OK".
+set -u
+mode=$1 out=$2
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build=$GPU_CHECK_BUILD
+rm -rf "$out"
+mkdir -p "$out"
+fail() { echo "FAILED: $*"; exit 1; }
+
+suite_program=early_return
+common=(--emulated --no-build --build "$build" --quick --reps 1 --jobs 2 --jit-runs 1
+    --examples short_circuit,nested_loops --suite "$suite_program"
+    --out "$out/gpu.md" --work "$out/work")
+
+fingerprint() { sha256sum "$GPU_CHECK_SOURCE/docs/results/gpu.md" 2>/dev/null || echo absent; }
+
+case $mode in
+page)
+    before=$(fingerprint)
+    "$GPU_CHECK_SCRIPT" "${common[@]}" --sanitizer \
+        --compute-sanitizer "$here/fake_compute_sanitizer.sh" 2>"$out/stderr"
+    status=$?
+    tail -5 "$out/stderr"
+    [[ $status == 0 ]] || fail "gpu-check exit status $status (want 0)"
+    [[ $(fingerprint) == "$before" ]] || fail "docs/results/gpu.md was written by an emulated run"
+    grep -q "timing round 1" "$out/stderr" || fail "no progress on stderr"
+    suite_args=()
+    [[ -x $build/bench/divergence/bin/${suite_program}_drv ]] && suite_args=(--suite "$suite_program")
+    python3 "$here/check_page.py" "$out/gpu.md" --examples short_circuit,nested_loops \
+        "${suite_args[@]}" --sanitizer || fail "page check"
+    ;;
+mismatch)
+    "$GPU_CHECK_SCRIPT" "${common[@]}" --inject-mismatch short_circuit_drv 2>"$out/stderr"
+    status=$?
+    tail -5 "$out/stderr"
+    [[ $status == 1 ]] || fail "gpu-check exit status $status (want 1)"
+    python3 "$here/check_page.py" "$out/gpu.md" --examples short_circuit,nested_loops \
+        --mismatch short_circuit_drv || fail "page check"
+    ;;
+jit-cost)
+    jit=$3
+    ptx=$build/examples/ptx/short_circuit.O3.ptx
+    printf '.version 8.0\n.target sm_75\nthis is not PTX\n' >"$out/broken.ptx"
+    LD_LIBRARY_PATH=$build/emulator/driver/lib CFRJIT_EMULATOR_STRICT=1 \
+        "$jit" --runs 3 "$ptx" "$out/broken.ptx" >"$out/jit.json" 2>"$out/jit.err"
+    status=$?
+    [[ $status == 1 ]] || fail "jit_cost exit status $status (want 1: one file refused)"
+    python3 - "$out/jit.json" "$ptx" <<'PY' || fail "jit_cost JSON"
+import json, sys
+r = json.load(open(sys.argv[1]))
+good, bad = r["modules"]
+assert r["cache_disable"] == "1" and r["module_loading"] == "EAGER", r
+assert r["runs"] == 3 and r["device"], r
+assert good["file"] == sys.argv[2] and len(good["ms"]) == 3, good
+assert 0 < good["best_ms"] <= good["median_ms"] <= max(good["ms"]), good
+assert good["bytes"] > 0 and "error" not in good, good
+assert "error" in bad and "best_ms" not in bad, bad
+print("jit_cost:", good["best_ms"], "ms best;", bad["error"])
+PY
+    ;;
+*) fail "unknown mode $mode" ;;
+esac
+echo "gpu-check test: OK"
