@@ -36,7 +36,7 @@ def parse_args(argv):
         epilog="exit status: 0 all runs correct; 1 a run under the shim differs from the native "
         "run (or crashed, or compute-sanitizer found errors the native run has not); 2 setup "
         "failed (build, nothing to run); 3 correct but incomplete (a program failed natively, "
-        "a module was not rewritten, or the shim logged a warning).")
+        "a module was not rewritten, a run left no report, or the shim logged a warning).")
     p.add_argument("--build", metavar="DIR",
                    default=os.environ.get("CFRJIT_BUILD_DIR", os.path.join(ROOT, "build")),
                    help="build folder (default: $CFRJIT_BUILD_DIR or build/)")
@@ -175,7 +175,7 @@ def choose_programs(a):
 def exit_status(pg, check):
     if pg.failures() or pg.sanitizer_findings():
         return EXIT_WRONG
-    if pg.native_failures() or pg.fallbacks() or pg.log_lines():
+    if pg.native_failures() or pg.fallbacks() or pg.log_lines() or pg.missing_reports():
         return EXIT_INCOMPLETE
     return EXIT_OK
 

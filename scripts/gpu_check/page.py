@@ -7,6 +7,10 @@ import stats
 from configs import ADAPTIVE, EMPTY, NATIVE
 from programs import EXAMPLE, SUITE
 
+# Module outcomes of the shim's report that are what the configuration asks for: a rewritten
+# module, or (adaptive policy) the original loaded with its variants standing by.
+LOADED_AS_PLANNED = ("rewritten", "adaptive")
+
 
 def ratio(s):
     if s is None:
@@ -28,6 +32,16 @@ def duration_ns(ns):
 
 def ms(x):
     return "-" if x is None else f"{x:.3f}" if x < 10 else f"{x:.1f}"
+
+
+def variant_cell(v):
+    """One candidate of the adaptive policy: its launches and median time, or dropped."""
+    name = f"`{v.get('name', '?')}`"
+    if v.get("dropped"):
+        return f"{name} dropped"
+    median = v.get("median_ms")
+    timed = f" x {duration_ns(median * 1e6)}" if median else ""
+    return f"{name} {v.get('launches', '?')}{timed}"
 
 
 def table(header, rows):
@@ -73,9 +87,15 @@ class Page:
         seen = Counter()
         for r in self.check.runs:
             for m in (r.get("report") or {}).get("modules", []):
-                if m.get("outcome", "rewritten") != "rewritten":
+                if m.get("outcome", "rewritten") not in LOADED_AS_PLANNED:
                     seen[(r["program"], r["config"], m["outcome"], m.get("reason", ""))] += 1
         return seen
+
+    def missing_reports(self):
+        """Runs under the shim that passed but left no JSON report (the shim did not load, or
+        wrote nothing)."""
+        return [r for r in self.check.runs if r["config"] != NATIVE
+                and r.get("verdict") == compare.SAME and not r.get("report")]
 
     def log_lines(self):
         seen = Counter()
@@ -139,6 +159,11 @@ class Page:
         if fallbacks:
             out.append(f"**{len(fallbacks)} module load(s) were not rewritten** (see Fallbacks and "
                        "log lines).\n")
+        missing = self.missing_reports()
+        if missing:
+            out.append(f"**{len(missing)} run(s) under the shim left no report** (was the shim "
+                       "loaded?): " + ", ".join(sorted({f"{r['program']} ({r['config']})"
+                                                        for r in missing})[:20]) + ".\n")
         return "\n".join(out)
 
     def method(self):
@@ -253,9 +278,7 @@ class Page:
                 entries.setdefault(k["name"], k)
             for k in r.kernels():
                 e = entries.get(k, {})
-                variants = "; ".join(
-                    f"{v.get('name', '?')}: {v.get('launches', '?')} x "
-                    f"{ms(v.get('median_ms'))} ms" for v in e.get("variants", []) or [])
+                variants = "; ".join(variant_cell(v) for v in e.get("variants") or [])
                 rows.append([p.name, f"`{k}`", ratio(r.kernel(ADAPTIVE, k, {1})),
                              ratio(r.kernel(ADAPTIVE, k, self._later(ADAPTIVE) or {0})),
                              e.get("decision", "-"), f"`{e['variant']}`" if e.get("variant")
