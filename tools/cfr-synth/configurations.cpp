@@ -3,16 +3,12 @@
 #include "tools/cfr-synth/configurations.hpp"
 
 #include "passes/analysis/structure.hpp"
+#include "passes/configurations.hpp"
 #include "passes/linearize/linear_shape.hpp"
 #include "passes/pipeline.hpp"
 #include "ptx/cfg.hpp"
 
 #include <fmt/format.h>
-
-#if __has_include("passes/configurations.hpp")
-#include "passes/configurations.hpp"
-#define CFR_SYNTH_NAMED_CONFIGURATIONS 1
-#endif
 
 #include <stdexcept>
 
@@ -33,7 +29,6 @@ void add_linearizations(std::vector<Configuration>& list) {
 } // namespace
 
 const std::vector<Configuration>& known_configurations() {
-#ifdef CFR_SYNTH_NAMED_CONFIGURATIONS
     static const std::vector<Configuration> configurations = [] {
         std::vector<Configuration> result;
         for (const auto& c : passes::configurations())
@@ -41,17 +36,6 @@ const std::vector<Configuration>& known_configurations() {
                               c.tail_structured ? Shape::TailStructured : Shape::Any});
         return result;
     }();
-#else
-    static const std::vector<Configuration> configurations = {
-        {"none", "", false, false},
-        {"loop", "restructure-loops", false, false},
-        {"loop-copy", "restructure-loops-copy", false, false},
-        {"loop+branch", "restructure-loops,restructure-branches", true, false,
-         Shape::TailStructured},
-        {"loop-copy+branch", "restructure-loops-copy,restructure-branches", true, false,
-         Shape::TailStructured},
-    };
-#endif
     return configurations;
 }
 
@@ -90,12 +74,10 @@ const std::vector<Configuration>& extra_configurations() {
 }
 
 void apply(const Configuration& configuration, ptx::Module& module) {
-#ifdef CFR_SYNTH_NAMED_CONFIGURATIONS
     if (configuration.named) {
         passes::run_configuration(module, passes::configuration(configuration.name));
         return;
     }
-#endif
     passes::run_pipeline(module, passes::parse_pipeline(configuration.pipeline));
 }
 

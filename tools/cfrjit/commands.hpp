@@ -13,6 +13,7 @@ struct RunOptions {
     bool no_cache = false;
     bool divergence_map = false; // CFRJIT_DIVERGENCE_MAP=1
     bool emulator = false;       // force the emulated driver
+    bool verbose = false;        // say which shim and driver the program gets
     std::vector<std::string> command;
 };
 
@@ -22,5 +23,8 @@ int run_program(const RunOptions& options);
 int cache_command(const std::string& action, const std::string& cache_dir);
 
 int list_passes();
+
+// Prints where cfrjit finds the shim and the drivers; 0 when `run` would find what it needs.
+int locate_command();
 
 } // namespace cfr::cli

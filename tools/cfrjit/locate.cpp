@@ -12,6 +12,42 @@ namespace fs = std::filesystem;
 
 namespace cfr::cli {
 
+namespace {
+
+struct Layout {
+    const char* shim_dir;   // relative to cfrjit's directory
+    const char* driver_dir; // relative to cfrjit's directory
+};
+
+// Both relative paths come from the build (tools/CMakeLists.txt).
+constexpr Layout kInstalled{CFRJIT_INSTALLED_SHIM_DIR, CFRJIT_INSTALLED_DRIVER_DIR};
+constexpr Layout kBuildTree{CFRJIT_BUILD_SHIM_DIR, CFRJIT_BUILD_DRIVER_DIR};
+
+const Layout& layout_paths(Origin origin) {
+    return origin == Origin::BuildTree ? kBuildTree : kInstalled;
+}
+
+const char* environment(const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0' ? value : nullptr;
+}
+
+} // namespace
+
+std::string_view to_string(Origin origin) {
+    switch (origin) {
+    case Origin::NotFound:
+        return "not found";
+    case Origin::Environment:
+        return "from the environment";
+    case Origin::Installed:
+        return "installed";
+    case Origin::BuildTree:
+        return "build tree";
+    }
+    return "?";
+}
+
 fs::path self_dir() {
     char self[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -20,25 +56,29 @@ fs::path self_dir() {
     return fs::path(self).parent_path();
 }
 
-fs::path find_shim() {
-    if (const char* env = std::getenv("CFRJIT_SHIM_LIB"); env && *env) return env;
-    const fs::path bin = self_dir();
-    for (const fs::path& c : {bin / "../lib/libcfrjit.so", bin / "../../lib/libcfrjit.so",
-                              fs::path(CFRJIT_SHIM_DIR) / "libcfrjit.so"})
-        if (fs::exists(c)) return fs::weakly_canonical(c);
-    return {};
+Origin layout() {
+    std::error_code ec;
+    return fs::equivalent(self_dir(), CFRJIT_BUILD_BIN_DIR, ec) ? Origin::BuildTree
+                                                                : Origin::Installed;
 }
 
-fs::path find_emulator_dir() {
-    if (const char* env = std::getenv("CFRJIT_EMULATOR_LIB"); env && *env) {
-        fs::path p(env);
-        return fs::is_directory(p) ? p : p.parent_path();
+Located find_shim() {
+    if (const char* env = environment("CFRJIT_SHIM_LIB")) return {env, Origin::Environment};
+    const Origin origin = layout();
+    const fs::path shim = self_dir() / layout_paths(origin).shim_dir / "libcfrjit.so";
+    if (!fs::exists(shim)) return {};
+    return {fs::weakly_canonical(shim), origin};
+}
+
+Located find_emulator_dir() {
+    if (const char* env = environment("CFRJIT_EMULATOR_LIB")) {
+        const fs::path p(env);
+        return {fs::is_directory(p) ? p : p.parent_path(), Origin::Environment};
     }
-    const fs::path bin = self_dir();
-    for (const fs::path& c : {bin / "../emulator/driver/lib", bin / "../../emulator/driver/lib",
-                              bin / "../lib/cfrjit", fs::path(CFRJIT_DRIVER_DIR)})
-        if (fs::exists(c / "libcuda.so.1")) return fs::weakly_canonical(c);
-    return {};
+    const Origin origin = layout();
+    const fs::path dir = self_dir() / layout_paths(origin).driver_dir;
+    if (!fs::exists(dir / "libcuda.so.1")) return {};
+    return {fs::weakly_canonical(dir), origin};
 }
 
 bool nvidia_driver_present(const fs::path& emulator_dir) {

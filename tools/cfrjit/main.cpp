@@ -15,14 +15,16 @@ constexpr const char* kDescription = R"(cfrjit: a dynamic compiler for CUDA prog
                                        printed on stderr at exit
   cfrjit cache list|stats|clear        the module cache
   cfrjit passes                        the passes a pipeline may use
+  cfrjit locate                        where run finds libcfrjit.so and the driver
   cfrjit divmap [--source DIR] REPORT  the CUDA source with each line's divergent / visits
                                        counts from a report's divergence map (seed 004 Fig. 1)
 
 Without an NVIDIA driver (no /proc/driver/nvidia/version and no libcuda.so.1 other than the
-emulator's), `run` uses cfrjit's emulated driver: <build>/emulator/driver/lib, or
-$CFRJIT_EMULATOR_LIB. The shim is found next to cfrjit (<build>/lib, <prefix>/lib) or at
-$CFRJIT_SHIM_LIB. Every option of `run` sets a CFRJIT_* variable (docs/configuration.md); the
-environment is validated before the program starts.)";
+emulator's), `run` uses cfrjit's emulated driver: <prefix>/lib/cfrjit for an installed cfrjit
+(<prefix>/bin/cfrjit), <build>/emulator/driver/lib in the build tree, or $CFRJIT_EMULATOR_LIB.
+The shim is <prefix>/lib/libcfrjit.so, <build>/lib/libcfrjit.so or $CFRJIT_SHIM_LIB. Every
+option of `run` sets a CFRJIT_* variable (docs/configuration.md); the environment is validated
+before the program starts.)";
 
 } // namespace
 
@@ -67,6 +69,8 @@ int main(int argc, char** argv) {
         ->type_name("DIR");
     run_cmd->add_flag("--emulator", run.emulator,
                       "Use the emulated driver even when an NVIDIA driver is present");
+    run_cmd->add_flag("-v,--verbose", run.verbose,
+                      "Say on stderr which libcfrjit.so and which driver the program gets");
     run_cmd->add_option("command", run.command, "The program and its arguments (after --)")
         ->required();
     run_cmd->footer("Exit status: the program's; 2 for a bad option value, 127 if it could not "
@@ -84,6 +88,9 @@ int main(int argc, char** argv) {
         ->type_name("DIR");
 
     auto* passes_cmd = app.add_subcommand("passes", "List the registered passes and options");
+    auto* locate_cmd =
+        app.add_subcommand("locate", "Where run finds libcfrjit.so, the emulated driver and an "
+                                     "NVIDIA driver");
 
     cfr::cli::DivmapOptions divmap;
     auto* divmap_cmd = app.add_subcommand(
@@ -104,6 +111,7 @@ int main(int argc, char** argv) {
     if (run_cmd->parsed()) return cfr::cli::run_program(run);
     if (cache_cmd->parsed()) return cfr::cli::cache_command(action, cache_dir);
     if (passes_cmd->parsed()) return cfr::cli::list_passes();
+    if (locate_cmd->parsed()) return cfr::cli::locate_command();
     if (divmap_cmd->parsed()) return cfr::cli::divmap_command(divmap);
     return 1;
 }

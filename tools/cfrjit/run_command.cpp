@@ -46,21 +46,30 @@ int run_program(const RunOptions& o) {
         return 2;
     }
 
-    const auto shim = find_shim();
-    if (shim.empty()) {
+    const Located shim = find_shim();
+    if (!shim.found()) {
         fmt::print(stderr, "cfrjit: libcfrjit.so not found next to cfrjit (set CFRJIT_SHIM_LIB)\n");
         return 127;
     }
-    const auto emulator = find_emulator_dir();
-    if (o.emulator || !nvidia_driver_present(emulator)) {
-        if (emulator.empty()) {
+    const Located emulator = find_emulator_dir();
+    const bool emulated = o.emulator || !nvidia_driver_present(emulator.path);
+    if (emulated) {
+        if (!emulator.found()) {
             fmt::print(stderr, "cfrjit: no NVIDIA driver and no emulated driver found (set "
                                "CFRJIT_EMULATOR_LIB)\n");
             return 127;
         }
-        prepend("LD_LIBRARY_PATH", emulator.string(), ':');
+        prepend("LD_LIBRARY_PATH", emulator.path.string(), ':');
     }
-    prepend("LD_PRELOAD", shim.string(), ':');
+    prepend("LD_PRELOAD", shim.path.string(), ':');
+    if (o.verbose) {
+        fmt::print(stderr, "cfrjit: shim {} ({})\n", shim.path.string(), to_string(shim.origin));
+        if (emulated)
+            fmt::print(stderr, "cfrjit: emulated driver {} ({})\n",
+                       (emulator.path / "libcuda.so.1").string(), to_string(emulator.origin));
+        else
+            fmt::print(stderr, "cfrjit: NVIDIA driver\n");
+    }
 
     std::vector<char*> args;
     for (const auto& a : o.command)

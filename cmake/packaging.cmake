@@ -1,0 +1,20 @@
+# CPack: `cpack -G DEB` in a build directory makes cfrjit_<version>_<arch>.deb from the install
+# rules (docs/building.md, "Installing"). The binaries are stripped; their package dependencies
+# come from dpkg-shlibdeps (libc6, libstdc++6, libgcc-s1: everything else cfrjit uses is
+# header-only or linked statically).
+set(CPACK_PACKAGE_NAME cfrjit)
+set(CPACK_PACKAGE_VENDOR cfrjit)
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "dynamic compiler for CUDA: restructures the control flow of every PTX kernel at load time")
+set(CPACK_PACKAGE_DESCRIPTION
+    "cfrjit is preloaded into CUDA programs (cfrjit run -- ./app): it catches every PTX image the
+program loads, rewrites its control flow so that divergent threads reconverge early, caches the
+result, hands it to the driver and times every kernel launch. Without a GPU, programs run on
+cfrjit's emulated driver, a SIMT emulator behind the CUDA Driver API. The package holds cfrjit,
+cfr-opt, cfr-run, cfr-synth, libcfrjit.so, the emulated driver and the documentation.")
+set(CPACK_PACKAGE_CONTACT "cfrjit developers" CACHE STRING "Maintainer of the .deb")
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+include(CPack)
