@@ -38,10 +38,10 @@ def variant_cell(v):
     """One candidate of the adaptive policy: its launches and median time, or dropped."""
     name = f"`{v.get('name', '?')}`"
     if v.get("dropped"):
-        return f"{name} dropped"
+        return f"{name}: dropped"
     median = v.get("median_ms")
     timed = f" x {duration_ns(median * 1e6)}" if median else ""
-    return f"{name} {v.get('launches', '?')}{timed}"
+    return f"{name}: {v.get('launches', '?')}{timed}"
 
 
 def table(header, rows):
@@ -443,7 +443,8 @@ class Page:
         out = ["## Fallbacks and log lines\n"]
         fallbacks = self.fallbacks()
         if fallbacks:
-            rows = [(p, c, o, reason[:120], n) for (p, c, o, reason), n in sorted(fallbacks.items())]
+            rows = [(p, c, o, reason[:120], n)
+                    for (p, c, o, reason), n in sorted(fallbacks.items())]
             out.append(table(["program", "config", "outcome", "reason", "runs"], rows[:60]))
         else:
             out.append("Every module was rewritten.\n")

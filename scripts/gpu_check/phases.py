@@ -45,7 +45,9 @@ class Check:
     def _judge(self, r):
         if r["config"] == NATIVE:
             r["verdict"] = compare.SAME if compare.native_ok(r) else compare.describe_exit(r)
-            return None if r["verdict"] == compare.SAME else f"{r['program']} natively: {r['verdict']}"
+            if r["verdict"] == compare.SAME:
+                return None
+            return f"{r['program']} natively: {r['verdict']}"
         native = self.native.get(r["program"])
         r["verdict"] = compare.verdict(r, native)
         if r["verdict"] in (compare.SAME, compare.NOT_COMPARED):
@@ -163,7 +165,8 @@ class Check:
                                   timeout=max(60, 30 * len(files)))
             self.jit = json.loads(done.stdout)
             if done.returncode != 0:
-                self.jit["warning"] = f"jit_cost exit status {done.returncode}: {done.stderr[-300:]}"
+                self.jit["warning"] = (f"jit_cost exit status {done.returncode}: "
+                                       f"{done.stderr[-300:]}")
         except (subprocess.TimeoutExpired, ValueError, OSError) as e:
             self.jit = {"error": f"jit_cost failed: {e}"}
 

@@ -100,8 +100,8 @@ def run(argv, env, folder, stem, timeout, prefix=()):
     timed_out = False
     with open(out, "wb") as o, open(err, "wb") as e:
         try:
-            rc = subprocess.run([*prefix, *argv], env=env, stdout=o, stderr=e, stdin=subprocess.DEVNULL,
-                                timeout=timeout).returncode
+            rc = subprocess.run([*prefix, *argv], env=env, stdout=o, stderr=e,
+                                stdin=subprocess.DEVNULL, timeout=timeout).returncode
         except subprocess.TimeoutExpired:
             rc, timed_out = None, True
         except OSError as exc:

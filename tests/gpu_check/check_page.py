@@ -91,7 +91,8 @@ def main():
 
     if a.sanitizer:
         san = rows(section(text, "## compute-sanitizer memcheck"))
-        check(san and san[0] == ["program", "native", "default", "adaptive"], f"sanitizer {san[:1]}")
+        check(san and san[0] == ["program", "native", "default", "adaptive"],
+              f"sanitizer header {san[:1]}")
         for name in [n for n in a.examples.split(",") if n]:
             found = [r for r in san if r[0] == f"{name}_drv"]
             check(found and all(c == "0 errors" for c in found[0][1:]), f"sanitizer {found}")

@@ -36,7 +36,8 @@ page)
     [[ $(fingerprint) == "$before" ]] || fail "docs/results/gpu.md was written by an emulated run"
     grep -q "timing round 1" "$out/stderr" || fail "no progress on stderr"
     suite_args=()
-    [[ -x $build/bench/divergence/bin/${suite_program}_drv ]] && suite_args=(--suite "$suite_program")
+    [[ -x $build/bench/divergence/bin/${suite_program}_drv ]] &&
+        suite_args=(--suite "$suite_program")
     python3 "$here/check_page.py" "$out/gpu.md" --examples short_circuit,nested_loops \
         "${suite_args[@]}" --sanitizer || fail "page check"
     ;;
