@@ -1,0 +1,9 @@
+// early_return through the runtime API: the kernel is compiled in, launched with
+// cudaLaunchKernel.
+#include "../common/runtime.cuh"
+#include "kernel.cu"
+#include "problem.hpp"
+
+int main(int argc, char** argv) {
+    return suite::run_runtime<EarlyReturn>(argc, argv, {(const void*)early_return});
+}

@@ -1,0 +1,7 @@
+// nested_csr_light through the driver API (cuModuleLoadData of the build tree's PTX).
+#include "../common/driver.hpp"
+#include "problem.hpp"
+
+int main(int argc, char** argv) {
+    return suite::run_driver<NestedCsrLight>(argc, argv);
+}

@@ -1,0 +1,9 @@
+// nested_csr_light through the runtime API: the kernel is compiled in, launched with
+// cudaLaunchKernel.
+#include "../common/runtime.cuh"
+#include "kernel.cu"
+#include "problem.hpp"
+
+int main(int argc, char** argv) {
+    return suite::run_runtime<NestedCsrLight>(argc, argv, {(const void*)nested_csr_light});
+}

@@ -1,0 +1,9 @@
+// short_circuit_switch through the runtime API: the kernel is compiled in, launched with
+// cudaLaunchKernel.
+#include "../common/runtime.cuh"
+#include "kernel.cu"
+#include "problem.hpp"
+
+int main(int argc, char** argv) {
+    return suite::run_runtime<ShortCircuitSwitch>(argc, argv, {(const void*)short_circuit_switch});
+}

@@ -1,0 +1,8 @@
+// trie_match through the runtime API: the kernel is compiled in, launched with cudaLaunchKernel.
+#include "../common/runtime.cuh"
+#include "kernel.cu"
+#include "problem.hpp"
+
+int main(int argc, char** argv) {
+    return suite::run_runtime<TrieMatch>(argc, argv, {(const void*)trie_match});
+}
