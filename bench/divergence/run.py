@@ -15,7 +15,8 @@ Writes OUT/divergence-suite.json (every number) and OUT/divergence-suite.md (the
 
 A configuration is a column: a pipeline (CFRJIT_PASSES; None = the shim's default), or a policy
 (CFRJIT_POLICY). --adaptive adds the column `adaptive` (CFRJIT_POLICY=adaptive); --configs picks
-columns by name.
+columns by name; --warmup runs each shim configuration that many times first in the same cache
+(a policy that decides across runs starts the measured run from its decisions).
 """
 import argparse
 import dataclasses
@@ -44,8 +45,11 @@ class Config:
     def describe(self):
         if not self.shim:
             return "no shim"
-        parts = [f"`{self.pipeline}`" if self.pipeline is not None else "the shim's default"]
-        parts += [f"`{k}={v}`" for k, v in self.env]
+        parts = [f"`{k}={v}`" for k, v in self.env]
+        if self.pipeline is not None:
+            parts.insert(0, f"`{self.pipeline}`")
+        elif not parts:
+            parts = ["the shim's default"]
         return ", ".join(parts)
 
 
@@ -136,6 +140,11 @@ def run_all(args, programs, configs):
         native_output = None
         for config in configs:
             with tempfile.TemporaryDirectory(prefix="cfrjit-divergence-") as work:
+                # Warm-up runs share the measured run's cache (a policy may decide across runs).
+                warmups = args.warmup if config.shim else 0
+                for _ in range(warmups):
+                    if not run_once(args, program, config, work)["ok"]:
+                        break
                 r = run_once(args, program, config, work)
             if config == NONE:
                 native_output = r["output"]
@@ -225,11 +234,11 @@ def summary(results, configs):
                 continue
             ratios.append((v / base, program))
         if not ratios:
-            lines.append(f"| {c.name} | {c.describe()} | - | - | - | - | - | {failed} |")
+            lines.append(f"| {c.name} | {describe(c, results)} | - | - | - | - | - | {failed} |")
             continue
         gmean = math.exp(sum(math.log(r) for r, _ in ratios) / len(ratios))
         lo, hi = min(ratios), max(ratios)
-        lines.append(f"| {c.name} | {c.describe()} | {gmean:.3f} | "
+        lines.append(f"| {c.name} | {describe(c, results)} | {gmean:.3f} | "
                      f"{sum(r < 0.99 for r, _ in ratios)} | {sum(r > 1.01 for r, _ in ratios)} | "
                      f"{lo[0]:.3f} ({lo[1]}) | {hi[0]:.3f} ({hi[1]}) | {failed} |")
     return lines
@@ -262,12 +271,25 @@ def adaptive_goals(results, configs):
     return lines
 
 
+def describe(config, results):
+    """The configuration as the table header explains it, with the pipeline the shim reported
+    where the configuration left it to the shim's default."""
+    text = config.describe()
+    if config.shim and config.pipeline is None and not config.env:
+        used = {r.get("pipeline") for runs in results.values() for name, r in runs.items()
+                if name == config.name and r.get("pipeline") is not None}
+        if len(used) == 1:
+            text += f" (`{used.pop() or '(empty)'}`)"
+    return text
+
+
 def markdown(results, configs, args):
     lines = [f"Size `{args.size}`"
              + (f", `--iterations {args.iterations}`" if args.iterations else "")
+             + (f", {args.warmup} warm-up runs under the shim" if args.warmup else "")
              + f", `{args.api}` programs; emulated driver, one host thread.", "",
-             "Configurations: " + "; ".join(f"`{c.name}` = {c.describe()}" for c in configs)
-             + ".", ""]
+             "Configurations: " + "; ".join(f"`{c.name}` = {describe(c, results)}"
+                                            for c in configs) + ".", ""]
     lines += summary(results, configs) + [""]
     lines += adaptive_goals(results, configs)
     if lines[-1] != "":
@@ -310,6 +332,9 @@ def main():
                         + ", ".join(c.name for c in PIPELINES) + "; also: adaptive)")
     parser.add_argument("--adaptive", action="store_true",
                         help="add the column adaptive (CFRJIT_POLICY=adaptive)")
+    parser.add_argument("--warmup", type=int, default=0, metavar="N",
+                        help="under the shim, run each program N times before the measured run, "
+                        "in the same cache directory (default: 0)")
     parser.add_argument("--size", default="tiny", help="size argument of the programs")
     parser.add_argument("--iterations", type=int, help="--iterations for the programs")
     parser.add_argument("--api", choices=["drv", "rt"], default="drv",
@@ -339,6 +364,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "divergence-suite.json"), "w") as f:
         json.dump({"size": args.size, "iterations": args.iterations, "api": args.api,
+                   "warmup": args.warmup,
                    "configs": [dataclasses.asdict(c) for c in configs], "results": results},
                   f, indent=1)
     text = markdown(results, configs, args)

@@ -4,11 +4,20 @@
 // swaps it when it is out of order for its direction.
 #define BITONIC_CHUNK 1024
 
+// The SDK's compare-and-swap: the direction test, then the comparison of each direction.
 __device__ __forceinline__ void bitonic_pair(int* s, int i, int stride, bool ascending) {
-    int x = s[i], y = s[i + stride];
-    if ((x > y) == ascending) {
-        s[i] = y;
-        s[i + stride] = x;
+    if (ascending) {
+        if (s[i] > s[i + stride]) {
+            int tmp = s[i];
+            s[i] = s[i + stride];
+            s[i + stride] = tmp;
+        }
+    } else {
+        if (s[i] < s[i + stride]) {
+            int tmp = s[i];
+            s[i] = s[i + stride];
+            s[i + stride] = tmp;
+        }
     }
 }
 

@@ -1,7 +1,18 @@
 // A short-circuit condition and a switch whose cases share heavy blocks: `if ((a || b) && c)`
-// chooses between two heavy blocks that differ only in their constants; then a switch on the
-// result jumps (goto) into one of two heavy shared tails from several cases. Every heavy block is
-// a loop of `rounds` mixing steps, the same trip count in every lane.
+// chooses between two heavy straight-line blocks that differ only in their constants (what branch
+// fusion melds); then a switch on the result jumps (goto) into one of two heavy shared tails from
+// several cases. The tails are loops of `rounds` mixing steps, the same trip count in every lane.
+__device__ __forceinline__ unsigned unrolled(unsigned v, unsigned salt) {
+#pragma unroll
+    for (unsigned k = 0; k < 12; ++k) {
+        v += salt * (k + 1u);
+        v ^= v >> 13;
+        v *= 0x5bd1e995u;
+        v ^= v >> 11;
+    }
+    return v;
+}
+
 __device__ __forceinline__ unsigned heavy(unsigned v, int rounds, unsigned salt) {
 #pragma unroll 1
     for (int k = 0; k < rounds; ++k) {
@@ -19,9 +30,9 @@ extern "C" __global__ void short_circuit_switch(const unsigned* in, unsigned* ou
     if (t >= n) return;
     unsigned v = in[t];
     if (((v & 3) == 0 || ((v >> 2) & 3) == 1) && ((v >> 4) & 1))
-        v = heavy(v, rounds, 0x1111u);
+        v = unrolled(v, 0x1111u);
     else
-        v = heavy(v ^ 0x55u, rounds, 0x2222u);
+        v = unrolled(v ^ 0x55u, 0x2222u);
     switch ((v >> 7) % 6u) {
     case 0:
         v ^= 0x1234u;
