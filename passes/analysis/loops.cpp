@@ -1,6 +1,8 @@
+// Depth-first orders, strongly connected components and the loop forest: see loops.hpp.
 #include "passes/analysis/loops.hpp"
 
 #include "passes/analysis/graph_adaptor.hpp"
+#include "passes/analysis/reachability.hpp"
 
 #include <boost/graph/depth_first_search.hpp>
 #include <boost/graph/strong_components.hpp>
@@ -36,22 +38,6 @@ void search(const Digraph& g, NodeId entry, std::vector<NodeId>& finished,
     boost::depth_first_visit(
         b, entry, visitor,
         boost::make_iterator_property_map(color.begin(), boost::get(boost::vertex_index, b)));
-}
-
-std::vector<bool> reachable(const Digraph& g, NodeId entry) {
-    std::vector<bool> seen(g.size(), false);
-    std::vector<NodeId> stack{entry};
-    seen[entry] = true;
-    while (!stack.empty()) {
-        const NodeId v = stack.back();
-        stack.pop_back();
-        for (NodeId s : g.succ[v])
-            if (!seen[s]) {
-                seen[s] = true;
-                stack.push_back(s);
-            }
-    }
-    return seen;
 }
 
 // Finds the loops among `nodes` (ascending; in_region marks them) once the edges into the entries

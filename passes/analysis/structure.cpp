@@ -1,5 +1,7 @@
+// The structural classifier of seed 000 section III: see structure.hpp.
 #include "passes/analysis/structure.hpp"
 
+#include "passes/analysis/reachability.hpp"
 #include "passes/analysis/unstructured_edges.hpp"
 
 #include <algorithm>
@@ -9,22 +11,6 @@
 namespace cfr::analysis {
 
 namespace {
-
-std::vector<bool> reachable(const Digraph& g, NodeId entry) {
-    std::vector<bool> seen(g.size(), false);
-    std::vector<NodeId> stack{entry};
-    seen[entry] = true;
-    while (!stack.empty()) {
-        const NodeId v = stack.back();
-        stack.pop_back();
-        for (NodeId s : g.succ[v])
-            if (!seen[s]) {
-                seen[s] = true;
-                stack.push_back(s);
-            }
-    }
-    return seen;
-}
 
 // A graph being contracted: distinct successors and predecessors per live node.
 class Contraction {

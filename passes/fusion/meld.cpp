@@ -5,6 +5,7 @@
 #include "passes/fusion/alignment.hpp"
 #include "passes/module_unit.hpp"
 #include "ptx/def_use.hpp"
+#include "ptx/operand_builders.hpp"
 #include "ptx/walk.hpp"
 
 #include <algorithm>
@@ -41,7 +42,10 @@ std::optional<std::string> RegisterTypes::type_of(const std::string& name) const
 namespace {
 
 using ptx::Instruction;
+using ptx::label_ref;
+using ptx::make_instruction;
 using ptx::Operand;
+using ptx::reg;
 
 enum Side { A = 0, B = 1 };
 
@@ -134,30 +138,6 @@ struct BlockCode {
         return out;
     }
 };
-
-Operand reg(const std::string& name) {
-    Operand o;
-    o.kind = Operand::Kind::Register;
-    o.text = name;
-    return o;
-}
-
-Operand label(const std::string& name) {
-    Operand o;
-    o.kind = Operand::Kind::Label;
-    o.text = name;
-    return o;
-}
-
-Instruction make(std::string opcode, std::vector<std::string> modifiers,
-                 std::vector<Operand> operands, std::optional<ptx::Guard> guard = std::nullopt) {
-    Instruction i;
-    i.guard = std::move(guard);
-    i.opcode = std::move(opcode);
-    i.modifiers = std::move(modifiers);
-    i.operands = std::move(operands);
-    return i;
-}
 
 template <typename F>
 void for_each_register(Operand& o, F&& f) {
@@ -557,7 +537,7 @@ private:
         if (positive_sel_[side].empty()) {
             positive_sel_[side] = temporary(".pred");
             header_code_.push_back(
-                make("not", {".pred"}, {reg(positive_sel_[side]), reg(g.predicate)}));
+                make_instruction("not", {".pred"}, {reg(positive_sel_[side]), reg(g.predicate)}));
         }
         return positive_sel_[side];
     }
@@ -566,9 +546,10 @@ private:
     std::string select_predicate(const ptx::Guard& a, const ptx::Guard& b,
                                  std::vector<Instruction>& out) {
         const std::string t = temporary(".pred");
-        out.push_back(make(b.negated ? "not" : "mov", {".pred"}, {reg(t), reg(b.predicate)}));
         out.push_back(
-            make(a.negated ? "not" : "mov", {".pred"}, {reg(t), reg(a.predicate)}, side_guard(A)));
+            make_instruction(b.negated ? "not" : "mov", {".pred"}, {reg(t), reg(b.predicate)}));
+        out.push_back(make_instruction(a.negated ? "not" : "mov", {".pred"},
+                                       {reg(t), reg(a.predicate)}, side_guard(A)));
         selects_ += 2;
         return t;
     }
@@ -611,8 +592,8 @@ private:
         }
         const std::string t = temporary(*type);
         const bool a_first = !sel_.negated;
-        out.push_back(
-            make("selp", {*selp}, {reg(t), a_first ? a : b, a_first ? b : a, reg(sel_.predicate)}));
+        out.push_back(make_instruction(
+            "selp", {*selp}, {reg(t), a_first ? a : b, a_first ? b : a, reg(sel_.predicate)}));
         ++selects_;
         return reg(t);
     }
@@ -647,7 +628,8 @@ private:
             }
             const std::string mov_type =
                 *type == ".pred" ? ".pred" : selp_type(*type).value_or(*type);
-            after.push_back(make("mov", {mov_type}, {reg(d->text), reg(t)}, side_guard(side)));
+            after.push_back(
+                make_instruction("mov", {mov_type}, {reg(d->text), reg(t)}, side_guard(side)));
             ++copies_;
         }
         return reg(t);
@@ -663,13 +645,13 @@ private:
             const ptx::Guard own_guard{name(side, i.guard->predicate), i.guard->negated};
             const std::string g = temporary(".pred");
             if (!own_guard.negated) { // side and p
-                out.push_back(make("and", {".pred"},
-                                   {reg(g), reg(positive(side)), reg(own_guard.predicate)}));
+                out.push_back(make_instruction(
+                    "and", {".pred"}, {reg(g), reg(positive(side)), reg(own_guard.predicate)}));
                 i.guard = ptx::Guard{g, false};
             } else { // side and !p == !(other side or p)
                 const Side other = side == A ? B : A;
-                out.push_back(make("or", {".pred"},
-                                   {reg(g), reg(positive(other)), reg(own_guard.predicate)}));
+                out.push_back(make_instruction(
+                    "or", {".pred"}, {reg(g), reg(positive(other)), reg(own_guard.predicate)}));
                 i.guard = ptx::Guard{g, true};
             }
         }
@@ -808,9 +790,10 @@ private:
                 break;
             }
         if (redefined_selector_)
-            header_code_.insert(header_code_.begin(),
-                                make(c_.selector.negated ? "not" : "mov", {".pred"},
-                                     {reg(sel_.predicate), reg(c_.selector.predicate)}));
+            header_code_.insert(
+                header_code_.begin(),
+                make_instruction(c_.selector.negated ? "not" : "mov", {".pred"},
+                                 {reg(sel_.predicate), reg(c_.selector.predicate)}));
         for (auto& i : header_code_)
             header.push_back(std::move(i));
         result.cfg.edges.push_back(
@@ -825,7 +808,8 @@ private:
             const auto from = ptx::BlockId(fused_id[k]);
             if (guard) {
                 const auto taken = target(exits->taken);
-                statements.push_back(make("bra", {}, {label(label_of(taken))}, *guard));
+                statements.push_back(
+                    make_instruction("bra", {}, {label_ref(label_of(taken))}, *guard));
                 result.cfg.edges.push_back({from, taken, ptx::EdgeKind::Taken});
                 result.cfg.edges.push_back({from, target(exits->fall), ptx::EdgeKind::FallThrough});
             } else {

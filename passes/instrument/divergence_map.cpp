@@ -18,6 +18,7 @@
 #include "passes/analysis/divergence.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
+#include "ptx/operand_builders.hpp"
 #include "ptx/parser.hpp"
 
 #include <fmt/format.h>
@@ -35,8 +36,11 @@ std::string divergence_map_lines_symbol(std::string_view counters) {
 
 namespace {
 
+using ptx::imm;
 using ptx::Instruction;
+using ptx::make_instruction;
 using ptx::Operand;
+using ptx::reg;
 
 // ---- line information --------------------------------------------------------------------------
 
@@ -91,47 +95,9 @@ private:
 
 // ---- building instructions ---------------------------------------------------------------------
 
-Operand reg(const std::string& name, bool negated = false) {
-    Operand o;
-    o.kind = Operand::Kind::Register;
-    o.text = name;
-    o.negated = negated;
-    return o;
-}
-
-Operand imm(uint64_t value) {
-    Operand o;
-    o.kind = Operand::Kind::Immediate;
-    o.text = std::to_string(value);
-    return o;
-}
-
-Operand special(const std::string& name) {
-    Operand o;
-    o.kind = Operand::Kind::SpecialRegister;
-    o.text = name;
-    return o;
-}
-
+// The counter at `offset` bytes into the table `symbol`.
 Operand counter(const std::string& symbol, int64_t offset) {
-    Operand base;
-    base.kind = Operand::Kind::Symbol;
-    base.text = symbol;
-    Operand address;
-    address.kind = Operand::Kind::Address;
-    address.offset = offset;
-    address.elements.push_back(std::move(base));
-    return address;
-}
-
-Instruction make(std::string opcode, std::vector<std::string> modifiers,
-                 std::vector<Operand> operands, std::optional<ptx::Guard> guard = std::nullopt) {
-    Instruction i;
-    i.guard = std::move(guard);
-    i.opcode = std::move(opcode);
-    i.modifiers = std::move(modifiers);
-    i.operands = std::move(operands);
-    return i;
+    return ptx::address(ptx::symbol(symbol), offset);
 }
 
 // ---- the instrumentation -----------------------------------------------------------------------
@@ -184,8 +150,8 @@ public:
                                      uint32_t index) const {
         std::vector<Instruction> code;
         if (!sync_) // a predicate every active lane holds, for the ballots
-            code.push_back(
-                make("setp", {".eq", ".b32"}, {reg(s_.writer), index_operand, index_operand}));
+            code.push_back(make_instruction("setp", {".eq", ".b32"},
+                                            {reg(s_.writer), index_operand, index_operand}));
         for (auto& i : elect_writer(reg(s_.writer)))
             code.push_back(std::move(i));
         Operand folded = index_operand;
@@ -194,26 +160,28 @@ public:
                 size_t(std::find(targets.begin(), targets.end(), targets[j]) - targets.begin());
             if (first == j) continue;
             if (folded.text != s_.other) {
-                code.push_back(make("mov", {".b32"}, {reg(s_.other), index_operand}));
+                code.push_back(make_instruction("mov", {".b32"}, {reg(s_.other), index_operand}));
                 folded = reg(s_.other);
             }
-            code.push_back(
-                make("setp", {".eq", ".u32"}, {reg(s_.vote_bit), index_operand, imm(j)}));
-            code.push_back(make("selp", {".b32"},
-                                {reg(s_.other), imm(first), reg(s_.other), reg(s_.vote_bit)}));
+            code.push_back(make_instruction("setp", {".eq", ".u32"},
+                                            {reg(s_.vote_bit), index_operand, imm(j)}));
+            code.push_back(make_instruction(
+                "selp", {".b32"}, {reg(s_.other), imm(first), reg(s_.other), reg(s_.vote_bit)}));
         }
         unsigned bits = 1;
         while ((size_t(1) << bits) < targets.size())
             ++bits;
         for (unsigned b = 0; b < bits; ++b) {
-            code.push_back(make("and", {".b32"}, {reg(s_.bit), folded, imm(uint64_t(1) << b)}));
-            code.push_back(make("setp", {".ne", ".u32"}, {reg(s_.vote_bit), reg(s_.bit), imm(0)}));
+            code.push_back(
+                make_instruction("and", {".b32"}, {reg(s_.bit), folded, imm(uint64_t(1) << b)}));
+            code.push_back(
+                make_instruction("setp", {".ne", ".u32"}, {reg(s_.vote_bit), reg(s_.bit), imm(0)}));
             if (b == 0) {
                 code.push_back(vote_uni(s_.unanimous, reg(s_.vote_bit)));
             } else {
                 code.push_back(vote_uni(s_.vote_bit, reg(s_.vote_bit)));
-                code.push_back(make("and", {".pred"},
-                                    {reg(s_.unanimous), reg(s_.unanimous), reg(s_.vote_bit)}));
+                code.push_back(make_instruction(
+                    "and", {".pred"}, {reg(s_.unanimous), reg(s_.unanimous), reg(s_.vote_bit)}));
             }
         }
         append_counts(code, index);
@@ -221,7 +189,8 @@ public:
     }
 
     Instruction lanes_below() const {
-        return make("mov", {".u32"}, {reg(s_.lanes_below), special("%lanemask_lt")});
+        return make_instruction("mov", {".u32"},
+                                {reg(s_.lanes_below), ptx::special_reg("%lanemask_lt")});
     }
 
 private:
@@ -234,39 +203,43 @@ private:
     std::vector<Instruction> elect_writer(Operand yes) const {
         std::vector<Instruction> code;
         if (sync_) {
-            code.push_back(make("activemask", {".b32"}, {reg(s_.mask)}));
+            code.push_back(make_instruction("activemask", {".b32"}, {reg(s_.mask)}));
         } else {
             yes.negated = false;
             Operand no = yes;
             no.negated = true;
-            code.push_back(make("vote", {".ballot", ".b32"}, {reg(s_.mask), yes}));
-            code.push_back(make("vote", {".ballot", ".b32"}, {reg(s_.other), no}));
-            code.push_back(make("or", {".b32"}, {reg(s_.mask), reg(s_.mask), reg(s_.other)}));
+            code.push_back(make_instruction("vote", {".ballot", ".b32"}, {reg(s_.mask), yes}));
+            code.push_back(make_instruction("vote", {".ballot", ".b32"}, {reg(s_.other), no}));
+            code.push_back(
+                make_instruction("or", {".b32"}, {reg(s_.mask), reg(s_.mask), reg(s_.other)}));
         }
-        code.push_back(make("and", {".b32"}, {reg(s_.low), reg(s_.mask), reg(s_.lanes_below)}));
-        code.push_back(make("setp", {".eq", ".u32"}, {reg(s_.writer), reg(s_.low), imm(0)}));
+        code.push_back(
+            make_instruction("and", {".b32"}, {reg(s_.low), reg(s_.mask), reg(s_.lanes_below)}));
+        code.push_back(
+            make_instruction("setp", {".eq", ".u32"}, {reg(s_.writer), reg(s_.low), imm(0)}));
         return code;
     }
 
     Instruction vote_uni(const std::string& destination, Operand predicate) const {
         predicate.negated = false; // a vote on p is unanimous exactly when one on !p is
         if (sync_)
-            return make("vote", {".sync", ".uni", ".pred"},
-                        {reg(destination), predicate, reg(s_.mask)});
-        return make("vote", {".uni", ".pred"}, {reg(destination), predicate});
+            return make_instruction("vote", {".sync", ".uni", ".pred"},
+                                    {reg(destination), predicate, reg(s_.mask)});
+        return make_instruction("vote", {".uni", ".pred"}, {reg(destination), predicate});
     }
 
     void append_counts(std::vector<Instruction>& code, uint32_t index) const {
         // divergent := writer and not unanimous
-        code.push_back(make("setp", {".eq", ".and", ".u32"},
-                            {reg(s_.divergent), reg(s_.low), imm(0), reg(s_.unanimous, true)}));
+        code.push_back(
+            make_instruction("setp", {".eq", ".and", ".u32"},
+                             {reg(s_.divergent), reg(s_.low), imm(0), reg(s_.unanimous, true)}));
         const int64_t visits = 16 * int64_t(index);
-        code.push_back(make("atom", {".global", ".add", ".u64"},
-                            {reg(s_.old), counter(symbol_, visits), imm(1)},
-                            ptx::Guard{s_.writer, false}));
-        code.push_back(make("atom", {".global", ".add", ".u64"},
-                            {reg(s_.old), counter(symbol_, visits + 8), imm(1)},
-                            ptx::Guard{s_.divergent, false}));
+        code.push_back(make_instruction("atom", {".global", ".add", ".u64"},
+                                        {reg(s_.old), counter(symbol_, visits), imm(1)},
+                                        ptx::Guard{s_.writer, false}));
+        code.push_back(make_instruction("atom", {".global", ".add", ".u64"},
+                                        {reg(s_.old), counter(symbol_, visits + 8), imm(1)},
+                                        ptx::Guard{s_.divergent, false}));
     }
 };
 

@@ -42,32 +42,6 @@ struct BlockipOptions {
     std::string profile;
 };
 
-// Per block, its successors in CFG order and whether its end is a two-way branch.
-struct End {
-    bool two_way = false;
-    NodeId taken = 0, fall = 0;
-    ptx::Guard guard;
-};
-
-End end_of(const ptx::Cfg& cfg, NodeId b) {
-    End end;
-    std::optional<NodeId> taken, fall;
-    for (const auto& e : cfg.edges) {
-        if (e.from != b) continue;
-        (e.kind == ptx::EdgeKind::FallThrough ? fall : taken) = e.to;
-    }
-    const ptx::Instruction* t = cfg.blocks[b].terminator();
-    if (t && t->guard && taken && fall) {
-        end.two_way = true;
-        end.taken = *taken;
-        end.fall = *fall;
-        end.guard = *t->guard;
-        return end;
-    }
-    end.taken = taken ? *taken : fall.value_or(cfg.exit());
-    return end;
-}
-
 class FunctionBlockip {
 public:
     FunctionBlockip(passes::FunctionUnit& f, const BlockipOptions& options,
@@ -182,7 +156,7 @@ private:
     // Targets a block's end checks: backward ones ascending, then forward ones beyond the next
     // block, descending.
     std::vector<uint32_t> jump_targets(NodeId b) const {
-        const End end = end_of(f_.cfg(), b);
+        const BlockEnd end = block_end(f_.cfg(), b);
         std::vector<uint32_t> back, forward;
         const uint32_t k = position_[b];
         const std::vector<NodeId> successors =
@@ -200,18 +174,20 @@ private:
     }
 
     ptx::Instruction assign(NodeId b, const Registers& r) const {
-        const End end = end_of(f_.cfg(), b);
+        const BlockEnd end = block_end(f_.cfg(), b);
         const uint32_t t = position_[end.taken];
         if (!end.two_way || t == position_[end.fall])
-            return make("mov", {".u32"}, {reg(r.bip), imm(t)});
+            return make_instruction("mov", {".u32"}, {reg(r.bip), imm(t)});
         const uint32_t f = position_[end.fall];
         const bool neg = end.guard.negated;
-        return make("selp", {".u32"},
-                    {reg(r.bip), imm(neg ? f : t), imm(neg ? t : f), reg(end.guard.predicate)});
+        return make_instruction(
+            "selp", {".u32"},
+            {reg(r.bip), imm(neg ? f : t), imm(neg ? t : f), reg(end.guard.predicate)});
     }
 
     ptx::Instruction vote(const char* mode, const Registers& r, const std::string& source) const {
-        return make("vote", {".sync", mode, ".pred"}, {reg(r.any), reg(source), reg(r.mask)});
+        return make_instruction("vote", {".sync", mode, ".pred"},
+                                {reg(r.any), reg(source), reg(r.mask)});
     }
 
     void emit(const Registers& r) {
@@ -232,14 +208,14 @@ private:
         NodeList list;
         list.nodes.resize(count);
         Node& prologue = list.nodes[0];
-        prologue.statements.emplace_back(make("activemask", {".b32"}, {reg(r.mask)}));
-        prologue.statements.emplace_back(make("mov", {".u32"}, {reg(r.bip), imm(0)}));
+        prologue.statements.emplace_back(make_instruction("activemask", {".b32"}, {reg(r.mask)}));
+        prologue.statements.emplace_back(make_instruction("mov", {".u32"}, {reg(r.bip), imm(0)}));
         prologue.fall = head[0];
         for (size_t k = 0; k < n; ++k) {
             const NodeId b = order_[k];
             Node& h = list.nodes[head[k]];
-            h.statements.emplace_back(
-                make("setp", {".eq", ".u32"}, {reg(r.active), reg(r.bip), imm(int64_t(k))}));
+            h.statements.emplace_back(make_instruction(
+                "setp", {".eq", ".u32"}, {reg(r.active), reg(r.bip), imm(int64_t(k))}));
             h.statements.emplace_back(vote(".any", r, r.active));
             h.statements.emplace_back(guarded(branch(true), r.any, true));
             h.taken = head[k + 1];
@@ -256,8 +232,9 @@ private:
                 const uint32_t t = targets[k][j];
                 Node& check = list.nodes[tail[k] + j];
                 const bool backward = t <= k;
-                check.statements.emplace_back(make("setp", {backward ? ".eq" : ".ge", ".u32"},
-                                                   {reg(r.active), reg(r.bip), imm(t)}));
+                check.statements.emplace_back(
+                    make_instruction("setp", {backward ? ".eq" : ".ge", ".u32"},
+                                     {reg(r.active), reg(r.bip), imm(t)}));
                 check.statements.emplace_back(vote(backward ? ".any" : ".all", r, r.active));
                 check.statements.emplace_back(guarded(branch(true), r.any, false));
                 check.taken = head[t];

@@ -1,6 +1,7 @@
 // Writing the blocks of a linearization pass back as a CFG: see node_list.hpp.
 #include "passes/linearize/node_list.hpp"
 
+#include "passes/analysis/reachability.hpp"
 #include "passes/module_unit.hpp"
 
 #include <stdexcept>
@@ -15,23 +16,40 @@ ptx::Instruction* last_instruction(std::vector<ptx::Statement>& statements) {
 }
 
 std::vector<bool> reached_nodes(const std::vector<Node>& nodes) {
-    std::vector<bool> seen(nodes.size(), false);
-    std::vector<size_t> stack{0};
-    seen[0] = true;
-    auto visit = [&](size_t n) {
-        if (n == kExitNode || seen[n]) return;
-        seen[n] = true;
-        stack.push_back(n);
+    const auto for_each_successor = [&](NodeId n, const auto& visit) {
+        const auto step = [&](size_t to) {
+            if (to != kExitNode) visit(static_cast<NodeId>(to));
+        };
+        if (nodes[n].taken) step(*nodes[n].taken);
+        if (nodes[n].fall) step(*nodes[n].fall);
+        for (const size_t t : nodes[n].indirect)
+            step(t);
     };
-    while (!stack.empty()) {
-        const Node& node = nodes[stack.back()];
-        stack.pop_back();
-        if (node.taken) visit(*node.taken);
-        if (node.fall) visit(*node.fall);
-        for (size_t t : node.indirect)
-            visit(t);
+    return analysis::reach(nodes.size(), 0, for_each_successor).flags;
+}
+
+// A block's successors as its edges name them: the last non-fall-through edge, and the
+// fall-through edge.
+struct Successors {
+    std::optional<NodeId> taken, fall;
+
+    void note(const ptx::CfgEdge& edge) {
+        (edge.kind == ptx::EdgeKind::FallThrough ? fall : taken) = edge.to;
     }
-    return seen;
+};
+
+BlockEnd end_of(const ptx::Cfg& cfg, ptx::BlockId block, const Successors& successors) {
+    BlockEnd end;
+    const ptx::Instruction* t = cfg.blocks[block].terminator();
+    if (t && t->guard && successors.taken && successors.fall) {
+        end.two_way = true;
+        end.taken = *successors.taken;
+        end.fall = *successors.fall;
+        end.guard = *t->guard;
+        return end;
+    }
+    end.taken = successors.taken ? *successors.taken : successors.fall.value_or(cfg.exit());
+    return end;
 }
 
 std::string first_label(const std::vector<ptx::Statement>& statements) {
@@ -139,53 +157,21 @@ void NodeList::write(passes::FunctionUnit& unit) {
     unit.mutable_cfg() = std::move(cfg);
 }
 
-ptx::Operand reg(const std::string& name) {
-    ptx::Operand operand;
-    operand.kind = ptx::Operand::Kind::Register;
-    operand.text = name;
-    return operand;
-}
-
-ptx::Operand imm(int64_t value) {
-    ptx::Operand operand;
-    operand.kind = ptx::Operand::Kind::Immediate;
-    operand.text = std::to_string(value);
-    return operand;
-}
-
-ptx::Operand label_ref(const std::string& name) {
-    ptx::Operand operand;
-    operand.kind = ptx::Operand::Kind::Label;
-    operand.text = name;
-    return operand;
-}
-
-ptx::Operand negated(ptx::Operand operand) {
-    operand.negated = !operand.negated;
-    return operand;
-}
-
-ptx::Instruction make(std::string opcode, std::vector<std::string> modifiers,
-                      std::vector<ptx::Operand> operands) {
-    ptx::Instruction in;
-    in.opcode = std::move(opcode);
-    in.modifiers = std::move(modifiers);
-    in.operands = std::move(operands);
-    return in;
-}
-
-ptx::Instruction guarded(ptx::Instruction instruction, const std::string& predicate, bool negate) {
-    instruction.guard = ptx::Guard{predicate, negate};
-    return instruction;
+BlockEnd block_end(const ptx::Cfg& cfg, ptx::BlockId block) {
+    Successors successors;
+    for (const auto& edge : cfg.edges)
+        if (edge.from == block) successors.note(edge);
+    return end_of(cfg, block, successors);
 }
 
 ptx::Instruction branch(bool uniform) {
-    return make("bra", uniform ? std::vector<std::string>{".uni"} : std::vector<std::string>{},
-                {label_ref("")});
+    return make_instruction("bra",
+                            uniform ? std::vector<std::string>{".uni"} : std::vector<std::string>{},
+                            {label_ref("")});
 }
 
 ptx::Instruction return_instruction() {
-    return make("ret", {}, {});
+    return make_instruction("ret", {}, {});
 }
 
 std::vector<ptx::Statement> without_terminator(const ptx::BasicBlock& block) {

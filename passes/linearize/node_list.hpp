@@ -7,6 +7,7 @@
 
 #include "ptx/cfg.hpp"
 #include "ptx/ir.hpp"
+#include "ptx/operand_builders.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -44,16 +45,26 @@ public:
     void write(passes::FunctionUnit& unit);
 };
 
-// Instruction helpers.
-ptx::Operand reg(const std::string& name);
-ptx::Operand imm(int64_t value);
-ptx::Operand label_ref(const std::string& name);
-ptx::Operand negated(ptx::Operand operand);
-ptx::Instruction make(std::string opcode, std::vector<std::string> modifiers,
-                      std::vector<ptx::Operand> operands);
-ptx::Instruction guarded(ptx::Instruction instruction, const std::string& predicate, bool negate);
+// Instruction helpers: the operand builders of ptx/, and the jumps that NodeList::write completes.
+using ptx::guarded;
+using ptx::imm;
+using ptx::label_ref;
+using ptx::make_instruction;
+using ptx::negated;
+using ptx::reg;
 ptx::Instruction branch(bool uniform = false); // target filled in by NodeList::write
 ptx::Instruction return_instruction();
+
+// How a block ends, read from its terminator and its CFG edges: a two-way branch (guarded bra
+// with a fall-through), or one successor (the taken one where there is one, else the
+// fall-through, else the exit).
+struct BlockEnd {
+    bool two_way = false;
+    NodeId taken = 0; // the only successor, or the one taken where the guard holds
+    NodeId fall = 0;  // two-way: where it falls through
+    ptx::Guard guard;
+};
+BlockEnd block_end(const ptx::Cfg& cfg, ptx::BlockId block);
 
 // Statements of a block without its final control transfer.
 std::vector<ptx::Statement> without_terminator(const ptx::BasicBlock& block);

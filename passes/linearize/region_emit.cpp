@@ -9,47 +9,18 @@
 namespace cfr::linearize {
 namespace {
 
-// The two ways a block can end, read from its terminator and its CFG edges.
-struct BlockEnd {
-    bool two_way = false;
-    NodeId taken = 0; // the only successor, or the one taken where the guard holds
-    NodeId fall = 0;  // two-way: where it falls through
-    ptx::Guard guard;
-};
-
-BlockEnd block_end(const ptx::Cfg& cfg, NodeId b) {
-    BlockEnd end;
-    std::optional<NodeId> taken, fall;
-    for (const auto& e : cfg.edges) {
-        if (e.from != b) continue;
-        if (e.kind == ptx::EdgeKind::FallThrough)
-            fall = e.to;
-        else
-            taken = e.to;
-    }
-    const ptx::Instruction* t = cfg.blocks[b].terminator();
-    if (t && t->guard && fall && taken) {
-        end.two_way = true;
-        end.taken = *taken;
-        end.fall = *fall;
-        end.guard = *t->guard;
-        return end;
-    }
-    end.taken = taken ? *taken : fall.value_or(cfg.exit());
-    return end;
-}
-
 // `mov` or `selp` of the guard variable for the block's end.
 ptx::Instruction assignment(const RegionPlan& plan, const ptx::Cfg& cfg, NodeId b,
                             const std::string& guard) {
     const BlockEnd end = block_end(cfg, b);
     const uint32_t t = value_for(plan, end.taken);
     if (!end.two_way || t == value_for(plan, end.fall))
-        return make("mov", {".u32"}, {reg(guard), imm(t)});
+        return make_instruction("mov", {".u32"}, {reg(guard), imm(t)});
     const uint32_t f = value_for(plan, end.fall);
     const bool neg = end.guard.negated;
-    return make("selp", {".u32"},
-                {reg(guard), imm(neg ? f : t), imm(neg ? t : f), reg(end.guard.predicate)});
+    return make_instruction(
+        "selp", {".u32"},
+        {reg(guard), imm(neg ? f : t), imm(neg ? t : f), reg(end.guard.predicate)});
 }
 
 enum class SlotKind { Block, Sequence, SubregionBlock, SubregionExit };
@@ -152,7 +123,7 @@ private:
                 operands.push_back(reg(predicate_));
             }
             modifiers.push_back(".u32");
-            out.emplace_back(make("setp", modifiers, operands));
+            out.emplace_back(make_instruction("setp", modifiers, operands));
         }
     }
 
@@ -167,9 +138,9 @@ private:
             const SNode& body = plan.sequence->nodes()[slot.node];
             const NodeId entry = plan.units[body.unit].front();
             Node node;
-            node.statements.emplace_back(
-                make("mov", {".u32"},
-                     {reg(guard_), imm(value_for(plan, unit_.post_dominators().idom[entry]))}));
+            node.statements.emplace_back(make_instruction(
+                "mov", {".u32"},
+                {reg(guard_), imm(value_for(plan, unit_.post_dominators().idom[entry]))}));
             node.fall = target(slot.plan, body.out);
             return node;
         }
@@ -183,7 +154,8 @@ private:
         switch (n.kind) {
         case SKind::Entry: {
             const uint32_t value = n.sets.front();
-            node.statements.emplace_back(make("mov", {".u32"}, {reg(guard_), imm(value)}));
+            node.statements.emplace_back(
+                make_instruction("mov", {".u32"}, {reg(guard_), imm(value)}));
             node.fall = target(slot.plan, n.out);
             return node;
         }

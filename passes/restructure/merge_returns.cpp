@@ -1,6 +1,8 @@
+// Merging a function's returns into one exit block: see merge_returns.hpp.
 #include "passes/restructure/merge_returns.hpp"
 
 #include "passes/module_unit.hpp"
+#include "ptx/operand_builders.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -44,10 +46,7 @@ size_t merge_returns(passes::FunctionUnit& unit) {
             edge.to = exit_block;
             if (edge.kind != ptx::EdgeKind::FallThrough) {
                 ptx::Instruction& in = *last_instruction(out.blocks[edge.from]);
-                ptx::Operand target;
-                target.kind = ptx::Operand::Kind::Label;
-                target.text = label;
-                in = ptx::Instruction{in.guard, "bra", {}, {target}, in.loc};
+                in = ptx::Instruction{in.guard, "bra", {}, {ptx::label_ref(label)}, in.loc};
                 edge.kind = ptx::EdgeKind::Taken;
             }
         }

@@ -1,3 +1,4 @@
+// Building the restructuring graph from a function, and its small edits: see rgraph.hpp.
 #include "passes/restructure/rgraph.hpp"
 
 #include "passes/analysis/loops.hpp"
@@ -105,6 +106,11 @@ Digraph RGraph::digraph(const std::vector<SlotEdge>& without) const {
                 g.add_edge(n, edge.to);
         }
     return g;
+}
+
+analysis::Reached RGraph::reached() const {
+    return analysis::reach_along(
+        nodes.size(), entry, [&](NodeId n) -> const std::vector<NodeId>& { return nodes[n].succ; });
 }
 
 size_t RGraph::count(NodeKind kind) const {

@@ -43,6 +43,7 @@
 //    first (IV-A), so restructure-branches alone is also correct.
 #pragma once
 
+#include "passes/analysis/reachability.hpp"
 #include "ptx/cfg.hpp"
 #include "ptx/digraph.hpp"
 #include "ptx/ir.hpp"
@@ -109,6 +110,8 @@ public:
     Digraph digraph() const; // the shape, for the analyses and the classifier
     // The shape without the given edges (the set-aside repetition edges).
     Digraph digraph(const std::vector<SlotEdge>& without) const;
+    // The nodes reached from entry along the current successors.
+    analysis::Reached reached() const;
 
     // Statistics for the pass reports.
     size_t count(NodeKind kind) const;

@@ -2,6 +2,7 @@
 #include "passes/analysis/loops.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/restructure/rgraph.hpp"
+#include "ptx/operand_builders.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -15,36 +16,6 @@ namespace {
 
 using ptx::Instruction;
 using ptx::Operand;
-
-Operand register_operand(const std::string& name) {
-    Operand operand;
-    operand.kind = Operand::Kind::Register;
-    operand.text = name;
-    return operand;
-}
-
-Operand immediate(uint32_t value) {
-    Operand operand;
-    operand.kind = Operand::Kind::Immediate;
-    operand.text = std::to_string(value);
-    return operand;
-}
-
-Operand label_operand(const std::string& name) {
-    Operand operand;
-    operand.kind = Operand::Kind::Label;
-    operand.text = name;
-    return operand;
-}
-
-Instruction instruction(std::string opcode, std::vector<std::string> modifiers,
-                        std::vector<Operand> operands) {
-    Instruction in;
-    in.opcode = std::move(opcode);
-    in.modifiers = std::move(modifiers);
-    in.operands = std::move(operands);
-    return in;
-}
 
 // Index of the block's control transfer, if it has one.
 std::optional<size_t> terminator_index(const ptx::BasicBlock& block) {
@@ -170,7 +141,7 @@ private:
             }
         };
         // Inserted nodes and jump blocks that cannot be reached are left out.
-        const auto reached = reachable();
+        const auto reached = graph_.reached().flags;
         for (NodeId n = 0; n < graph_.nodes.size(); ++n)
             if (!reached[n] && (inserted(n) || (graph_.nodes[n].kind == NodeKind::Original &&
                                                 is_jump_block(old_.blocks[graph_.nodes[n].block]))))
@@ -180,22 +151,6 @@ private:
             if (!inserted(n)) place(n);
         for (NodeId n = 0; n < graph_.nodes.size(); ++n)
             place(n);
-    }
-
-    std::vector<bool> reachable() const {
-        std::vector<bool> seen(graph_.nodes.size(), false);
-        std::vector<NodeId> stack{graph_.entry};
-        seen[graph_.entry] = true;
-        while (!stack.empty()) {
-            const NodeId n = stack.back();
-            stack.pop_back();
-            for (const NodeId s : graph_.nodes[n].succ)
-                if (!seen[s]) {
-                    seen[s] = true;
-                    stack.push_back(s);
-                }
-        }
-        return seen;
     }
 
     const std::string& label_of(NodeId n) {
@@ -216,8 +171,9 @@ private:
     }
 
     Instruction jump(NodeId target, std::vector<std::string> modifiers = {}) {
-        if (target == graph_.exit) return instruction("ret", {}, {});
-        return instruction("bra", std::move(modifiers), {label_operand(label_of(target))});
+        if (target == graph_.exit) return ptx::make_instruction("ret", {}, {});
+        return ptx::make_instruction("bra", std::move(modifiers),
+                                     {ptx::label_ref(label_of(target))});
     }
 
     static ptx::EdgeKind jump_kind(NodeId target, NodeId exit) {
@@ -234,15 +190,15 @@ private:
             return original_block(n, next, edges);
         case NodeKind::Assign:
             out.emplace_back(
-                instruction("mov", {".u32"}, {register_operand(node.var), immediate(node.value)}));
+                ptx::make_instruction("mov", {".u32"}, {ptx::reg(node.var), ptx::imm(node.value)}));
             edges.emplace_back(node.succ.front(), ptx::EdgeKind::FallThrough);
             return out;
         case NodeKind::Branch:
             if (node.succ.size() == 2) {
                 const std::string& p = predicate();
-                out.emplace_back(instruction(
+                out.emplace_back(ptx::make_instruction(
                     "setp", {node.compare == Compare::Less ? ".lt" : ".eq", ".u32"},
-                    {register_operand(p), register_operand(node.var), immediate(node.value)}));
+                    {ptx::reg(p), ptx::reg(node.var), ptx::imm(node.value)}));
                 const bool swap = swapped(n, next);
                 const NodeId target = node.succ[swap ? 1 : 0];
                 Instruction taken = jump(target);
@@ -288,7 +244,7 @@ private:
                 in.guard->negated = !in.guard->negated;
                 const NodeId target = node.succ[1];
                 in = Instruction{
-                    in.guard, "bra", in.modifiers, {label_operand(label_of(target))}, in.loc};
+                    in.guard, "bra", in.modifiers, {ptx::label_ref(label_of(target))}, in.loc};
                 if (target == graph_.exit) in = Instruction{in.guard, "ret", {}, {}, in.loc};
                 edges.emplace_back(target, jump_kind(target, graph_.exit));
                 edges.emplace_back(node.succ[0], ptx::EdgeKind::FallThrough);
@@ -303,7 +259,7 @@ private:
                 std::vector<std::string> modifiers;
                 if (!is_return) modifiers = in.modifiers;
                 in = Instruction{
-                    in.guard, "bra", modifiers, {label_operand(label_of(target))}, in.loc};
+                    in.guard, "bra", modifiers, {ptx::label_ref(label_of(target))}, in.loc};
             }
             edges.emplace_back(target, jump_kind(target, graph_.exit));
             break;
