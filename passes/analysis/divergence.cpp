@@ -1,3 +1,5 @@
+// Static divergence analysis (see divergence.hpp): divergent sources, data and sync dependence,
+// propagated to a fixed point over each function; the `divergence` pass is divergence_pass.cpp.
 #include "passes/analysis/divergence.hpp"
 
 #include "passes/module_unit.hpp"

@@ -1,5 +1,14 @@
-// The `divergence` pass: runs the divergence analysis (divergence.hpp) over every function and
-// reports how many branches it found divergent. Changes nothing.
+// The `divergence` pass: static divergence analysis after Coutinho et al. (PACT 2011), seed 001
+// section 3 ("Branch divergence and fusion": divergent sources, data dependence, sync dependence
+// through the influence region up to the branch's immediate post-dominator) and section 5.1 (the
+// analysis as a pass, iterated until no new divergent variable appears). The analysis itself is
+// analyze_divergence() in divergence.cpp; this pass runs it over the module (through
+// ModuleUnit::divergence(), which keeps the result until a transform changes a CFG) and reports
+// how many branches are divergent and how many uniform.
+//
+// Pre: the module's functions have CFGs (functions without one are skipped). Post: nothing
+// changes; every conditional branch, brx.idx and guarded ret/exit is classified, and a branch the
+// hardware can see diverge is never classified uniform.
 #include "passes/analysis/divergence.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
