@@ -4,9 +4,7 @@
 
 #include "passes/restructure/rgraph.hpp"
 
-#include <map>
 #include <optional>
-#include <string>
 #include <vector>
 
 namespace cfr::restructure {
@@ -29,16 +27,3 @@ std::optional<SlotEdge> invert_head_controlled_loop(RGraph& graph, const LoopEdg
                                                     const Digraph& shape, size_t& added);
 
 } // namespace cfr::restructure
-
-namespace cfr::passes {
-
-class ModuleUnit;
-struct PassReport;
-
-// Runs loop restructuring on every function and reports it; emits only functions it changed.
-PassReport run_loop_restructuring(ModuleUnit& unit, restructure::LoopMode mode,
-                                  restructure::Cascade cascade);
-// The `cascade` option of the loop passes.
-restructure::Cascade cascade_option(const std::map<std::string, std::string>& options);
-
-} // namespace cfr::passes

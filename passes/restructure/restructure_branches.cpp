@@ -52,6 +52,40 @@ struct HeadEdge {
     NodeId target;
 };
 
+// One branch construct of a region (seed 000 IV-B): the head H, ending in the branch b, whose
+// edges f_k start the branch subgraphs B_k; the tail T; the continuation points c_m, the nodes
+// of T (or beyond the region) entered from a B_k; and the exit paths of each B_k.
+struct Construct {
+    explicit Construct(size_t graph_size, const std::vector<NodeId>& region_nodes)
+        : nodes(region_nodes), in(graph_size, 0), in_head(graph_size, 0),
+          label(graph_size, kUnlabelled) {
+        for (NodeId n : nodes)
+            in[n] = 1;
+    }
+
+    const std::vector<NodeId>& nodes;
+    std::vector<char> in; // per node of the graph when the region was entered: in the region
+    std::vector<char> in_head;
+    NodeId b = kNone;
+    std::vector<HeadEdge> heads;             // f_k
+    std::vector<int> label;                  // per node: the k of its B_k, or no single one
+    std::vector<std::vector<NodeId>> branch; // B_k, in topological order
+    std::vector<NodeId> tail;                // T
+    std::vector<NodeId> cont;                // c_m, in order of discovery
+    std::map<NodeId, uint32_t> cont_index;   // c_m -> m
+    std::vector<NodeId> tail_entries;        // the c_m inside the region
+    std::vector<std::vector<std::pair<NodeId, NodeId>>> exits; // per B_k: its (node, c_m) edges
+
+    bool inside(NodeId n) const { return n < in.size() && in[n]; }
+    bool in_branch(NodeId n, size_t k) const {
+        return inside(n) && label[n] == static_cast<int>(k);
+    }
+    bool several_exits() const {
+        return std::any_of(exits.begin(), exits.end(),
+                           [](const auto& paths) { return paths.size() > 1; });
+    }
+};
+
 class BranchRestructurer {
 public:
     BranchRestructurer(RGraph& graph, const BranchOptions& options,
@@ -65,143 +99,24 @@ public:
     // Restructures the region `nodes` entered at `entries` (acyclic; edges may leave it).
     void region(const std::vector<NodeId>& nodes, const std::vector<NodeId>& entries) {
         if (nodes.empty() || entries.empty()) return;
-        std::vector<char> in(graph_.nodes.size(), 0);
-        for (NodeId n : nodes)
-            in[n] = 1;
-        const auto inside = [&](NodeId n) { return n < in.size() && in[n]; };
-
-        // H and the edges f_k.
-        std::vector<char> in_head(graph_.nodes.size(), 0);
-        std::vector<HeadEdge> heads;
-        NodeId b = kNone;
-        if (entries.size() == 1) {
-            NodeId cur = entries.front();
-            in_head[cur] = 1;
-            while (succ(cur).size() == 1 && inside(succ(cur)[0]) && !in_head[succ(cur)[0]]) {
-                cur = succ(cur)[0];
-                in_head[cur] = 1;
-            }
-            if (succ(cur).size() < 2) return; // linear
-            b = cur;
-            for (size_t s = 0; s < succ(b).size(); ++s)
-                heads.push_back({b, s, succ(b)[s]});
-        } else {
-            for (size_t k = 0; k < entries.size(); ++k)
-                heads.push_back({kNone, k, entries[k]});
-        }
-
-        // B_k: the nodes every path to which passes f_k. Labels flow in topological order.
-        const auto order = topological_order(nodes, heads, inside, in_head);
-        std::vector<int> label(graph_.nodes.size(), kUnlabelled);
-        const auto meet = [&](NodeId n, int l) {
-            if (!inside(n) || in_head[n]) return;
-            label[n] = label[n] == kUnlabelled || label[n] == l ? l : kMixed;
-        };
-        for (size_t k = 0; k < heads.size(); ++k)
-            meet(heads[k].target, static_cast<int>(k));
-        for (NodeId n : order)
-            for (NodeId w : succ(n))
-                meet(w, label[n]);
-
-        std::vector<std::vector<NodeId>> branch(heads.size());
-        std::vector<NodeId> tail;
-        for (NodeId n : order)
-            if (label[n] >= 0) branch[label[n]].push_back(n);
-        for (NodeId n : nodes)
-            if (!in_head[n] && label[n] < 0) tail.push_back(n);
-        const auto in_branch = [&](NodeId n, size_t k) {
-            return inside(n) && label[n] == static_cast<int>(k);
-        };
-
-        // Continuation points, numbered in order of discovery.
-        std::vector<NodeId> cont;
-        std::map<NodeId, uint32_t> cont_index;
-        const auto add_cont = [&](NodeId n) {
-            if (cont_index.emplace(n, static_cast<uint32_t>(cont.size())).second) cont.push_back(n);
-        };
-        for (size_t k = 0; k < heads.size(); ++k) {
-            if (branch[k].empty()) add_cont(heads[k].target);
-            for (NodeId n : branch[k])
-                for (NodeId w : succ(n))
-                    if (!in_branch(w, k)) add_cont(w);
-        }
-        std::vector<NodeId> tail_entries;
-        for (NodeId c : cont)
-            if (inside(c)) tail_entries.push_back(c);
-
-        // The exit paths of each B_k: its distinct (node, continuation point) edges.
-        std::vector<std::vector<std::pair<NodeId, NodeId>>> exits(heads.size());
-        bool several_exits = false;
-        for (size_t k = 0; k < heads.size(); ++k) {
-            for (NodeId n : branch[k])
-                for (NodeId w : succ(n))
-                    if (!in_branch(w, k) && std::find(exits[k].begin(), exits[k].end(),
-                                                      std::pair{n, w}) == exits[k].end())
-                        exits[k].emplace_back(n, w);
-            several_exits = several_exits || exits[k].size() > 1;
-        }
-
-        if (cont.size() <= 1 && !several_exits) {
-            for (size_t k = 0; k < heads.size(); ++k)
-                region(branch[k], {heads[k].target});
-            region(tail, tail_entries);
+        Construct c(graph_.nodes.size(), nodes);
+        if (!find_head(c, entries)) return; // the region is linear
+        split_branches_and_tail(c);
+        find_continuation_points(c);
+        find_exit_paths(c);
+        if (c.cont.size() <= 1 && !c.several_exits()) {
+            restructure_parts(c); // already a suitable structure
             return;
         }
-        if (options_.selective && !may_diverge(b, branch)) {
+        if (options_.selective && !may_diverge(c)) {
             ++report_.constructs_left_uniform;
-            region(tail, tail_entries);
+            region(c.tail, c.tail_entries);
             return;
         }
-        if (cont.size() <= 1) {
-            // One continuation point: each B_k with several exit paths gets a join of its own.
-            for (size_t k = 0; k < heads.size(); ++k) {
-                std::vector<NodeId> grown = branch[k];
-                if (exits[k].size() > 1) {
-                    const NodeId join = add_join(cont.front());
-                    for (const auto& [n, w] : exits[k])
-                        graph_.redirect(n, w, join);
-                    grown.push_back(join);
-                }
-                region(grown, {heads[k].target});
-            }
-            region(tail, tail_entries);
-            return;
-        }
-
-        // Predication: each exit path of B_k to c_m becomes p := m, the paths of one B_k meet in
-        // a join, the joins lead to the branch e on p, and e to c_m.
-        std::vector<std::vector<std::pair<NodeId, size_t>>> virtual_preds(heads.size());
-        if (b == kNone)
-            for (size_t k = 0; k < heads.size(); ++k)
-                if (branch[k].empty()) virtual_preds[k] = outside_predecessors(heads[k].target, in);
-
-        const std::string p = fresh_var();
-        const NodeId e = graph_.add_branch(p, cont);
-        ++report_.constructs_restructured;
-        ++report_.predicates;
-        ++report_.branches;
-        for (size_t k = 0; k < heads.size(); ++k) {
-            if (branch[k].empty()) {
-                const NodeId a = assign(p, cont_index.at(heads[k].target), e);
-                if (b != kNone)
-                    graph_.nodes[b].succ[heads[k].slot] = a;
-                else
-                    for (const auto& [pred, slot] : virtual_preds[k])
-                        graph_.nodes[pred].succ[slot] = a;
-                continue;
-            }
-            std::vector<NodeId> grown = branch[k];
-            const NodeId join = exits[k].size() > 1 ? add_join(e) : e;
-            if (join != e) grown.push_back(join);
-            for (const auto& [n, w] : exits[k]) {
-                const NodeId a = assign(p, cont_index.at(w), join);
-                graph_.redirect(n, w, a);
-                grown.push_back(a);
-            }
-            region(grown, {heads[k].target});
-        }
-        tail.push_back(e);
-        region(tail, {e});
+        if (c.cont.size() <= 1)
+            join_exit_paths(c);
+        else
+            predicate(c);
     }
 
 private:
@@ -214,6 +129,138 @@ private:
     unsigned next_var_ = 0;
 
     const std::vector<NodeId>& succ(NodeId n) const { return graph_.nodes[n].succ; }
+
+    // H: from the single entry along single edges; its last node b has the edges f_k. A region
+    // with several entries has no H, and a virtual edge f_k into each entry. False where H covers
+    // the region (it is linear).
+    bool find_head(Construct& c, const std::vector<NodeId>& entries) const {
+        if (entries.size() > 1) {
+            for (size_t k = 0; k < entries.size(); ++k)
+                c.heads.push_back({kNone, k, entries[k]});
+            return true;
+        }
+        NodeId cur = entries.front();
+        c.in_head[cur] = 1;
+        while (succ(cur).size() == 1 && c.inside(succ(cur)[0]) && !c.in_head[succ(cur)[0]]) {
+            cur = succ(cur)[0];
+            c.in_head[cur] = 1;
+        }
+        if (succ(cur).size() < 2) return false;
+        c.b = cur;
+        for (size_t s = 0; s < succ(c.b).size(); ++s)
+            c.heads.push_back({c.b, s, succ(c.b)[s]});
+        return true;
+    }
+
+    // B_k: the nodes every path to which passes f_k (labels flow in topological order); T: the
+    // rest of the region below H.
+    void split_branches_and_tail(Construct& c) const {
+        const auto order = topological_order(c);
+        const auto meet = [&](NodeId n, int l) {
+            if (!c.inside(n) || c.in_head[n]) return;
+            c.label[n] = c.label[n] == kUnlabelled || c.label[n] == l ? l : kMixed;
+        };
+        for (size_t k = 0; k < c.heads.size(); ++k)
+            meet(c.heads[k].target, static_cast<int>(k));
+        for (NodeId n : order)
+            for (NodeId w : succ(n))
+                meet(w, c.label[n]);
+        c.branch.resize(c.heads.size());
+        for (NodeId n : order)
+            if (c.label[n] >= 0) c.branch[c.label[n]].push_back(n);
+        for (NodeId n : c.nodes)
+            if (!c.in_head[n] && c.label[n] < 0) c.tail.push_back(n);
+    }
+
+    // The c_m: the targets of the f_k whose B_k is empty, and the nodes outside B_k that edges
+    // of B_k enter, numbered in order of discovery.
+    void find_continuation_points(Construct& c) const {
+        const auto add = [&](NodeId n) {
+            if (c.cont_index.emplace(n, static_cast<uint32_t>(c.cont.size())).second)
+                c.cont.push_back(n);
+        };
+        for (size_t k = 0; k < c.heads.size(); ++k) {
+            if (c.branch[k].empty()) add(c.heads[k].target);
+            for (NodeId n : c.branch[k])
+                for (NodeId w : succ(n))
+                    if (!c.in_branch(w, k)) add(w);
+        }
+        for (NodeId n : c.cont)
+            if (c.inside(n)) c.tail_entries.push_back(n);
+    }
+
+    // The exit paths of each B_k: its distinct (node, continuation point) edges.
+    void find_exit_paths(Construct& c) const {
+        c.exits.resize(c.heads.size());
+        for (size_t k = 0; k < c.heads.size(); ++k)
+            for (NodeId n : c.branch[k])
+                for (NodeId w : succ(n))
+                    if (!c.in_branch(w, k) && std::find(c.exits[k].begin(), c.exits[k].end(),
+                                                        std::pair{n, w}) == c.exits[k].end())
+                        c.exits[k].emplace_back(n, w);
+    }
+
+    // Recursively applies the algorithm to each B_k and to T.
+    void restructure_parts(const Construct& c) {
+        for (size_t k = 0; k < c.heads.size(); ++k)
+            region(c.branch[k], {c.heads[k].target});
+        region(c.tail, c.tail_entries);
+    }
+
+    // One continuation point: the exit paths of each B_k that has several meet in a join of its
+    // own, which leads to the continuation point.
+    void join_exit_paths(const Construct& c) {
+        for (size_t k = 0; k < c.heads.size(); ++k) {
+            std::vector<NodeId> grown = c.branch[k];
+            if (c.exits[k].size() > 1) {
+                const NodeId join = add_join(c.cont.front());
+                for (const auto& [n, w] : c.exits[k])
+                    graph_.redirect(n, w, join);
+                grown.push_back(join);
+            }
+            region(grown, {c.heads[k].target});
+        }
+        region(c.tail, c.tail_entries);
+    }
+
+    // Several continuation points: T gets the single entry e, an n-way branch on a fresh p that
+    // resumes at c_m where p = m; each exit path of B_k to c_m becomes p := m, the paths of one
+    // B_k meet in a join that leads to e, and an empty B_k becomes the assignment alone.
+    void predicate(Construct& c) {
+        std::vector<std::vector<std::pair<NodeId, size_t>>> virtual_preds(c.heads.size());
+        if (c.b == kNone)
+            for (size_t k = 0; k < c.heads.size(); ++k)
+                if (c.branch[k].empty())
+                    virtual_preds[k] = outside_predecessors(c.heads[k].target, c.in);
+
+        const std::string p = fresh_var();
+        const NodeId e = graph_.add_branch(p, c.cont);
+        ++report_.constructs_restructured;
+        ++report_.predicates;
+        ++report_.branches;
+        for (size_t k = 0; k < c.heads.size(); ++k) {
+            if (c.branch[k].empty()) {
+                const NodeId a = assign(p, c.cont_index.at(c.heads[k].target), e);
+                if (c.b != kNone)
+                    graph_.nodes[c.b].succ[c.heads[k].slot] = a;
+                else
+                    for (const auto& [pred, slot] : virtual_preds[k])
+                        graph_.nodes[pred].succ[slot] = a;
+                continue;
+            }
+            std::vector<NodeId> grown = c.branch[k];
+            const NodeId join = c.exits[k].size() > 1 ? add_join(e) : e;
+            if (join != e) grown.push_back(join);
+            for (const auto& [n, w] : c.exits[k]) {
+                const NodeId a = assign(p, c.cont_index.at(w), join);
+                graph_.redirect(n, w, a);
+                grown.push_back(a);
+            }
+            region(grown, {c.heads[k].target});
+        }
+        c.tail.push_back(e);
+        region(c.tail, {e});
+    }
 
     NodeId add_join(NodeId next) {
         ++report_.joins;
@@ -241,9 +288,9 @@ private:
         return divergent_(n);
     }
 
-    bool may_diverge(NodeId b, const std::vector<std::vector<NodeId>>& branch) const {
-        if (b != kNone && is_divergent(b)) return true;
-        for (const auto& nodes : branch)
+    bool may_diverge(const Construct& c) const {
+        if (c.b != kNone && is_divergent(c.b)) return true;
+        for (const auto& nodes : c.branch)
             for (NodeId n : nodes)
                 if (is_divergent(n)) return true;
         return false;
@@ -262,22 +309,19 @@ private:
     }
 
     // The region's nodes below the head, reachable from the head edges, in topological order.
-    template <class Inside>
-    std::vector<NodeId> topological_order(const std::vector<NodeId>& nodes,
-                                          const std::vector<HeadEdge>& heads, const Inside& inside,
-                                          const std::vector<char>& in_head) const {
+    std::vector<NodeId> topological_order(const Construct& c) const {
         std::vector<char> seen(graph_.nodes.size(), 0);
         std::vector<NodeId> post;
         std::vector<std::pair<NodeId, size_t>> stack;
         const auto visit = [&](NodeId root) {
-            if (!inside(root) || in_head[root] || seen[root]) return;
+            if (!c.inside(root) || c.in_head[root] || seen[root]) return;
             seen[root] = 1;
             stack.emplace_back(root, 0);
             while (!stack.empty()) {
                 auto& [n, next] = stack.back();
                 if (next < succ(n).size()) {
                     const NodeId w = succ(n)[next++];
-                    if (inside(w) && !in_head[w] && !seen[w]) {
+                    if (c.inside(w) && !c.in_head[w] && !seen[w]) {
                         seen[w] = 1;
                         stack.emplace_back(w, 0);
                     }
@@ -287,9 +331,9 @@ private:
                 }
             }
         };
-        for (const auto& head : heads)
+        for (const auto& head : c.heads)
             visit(head.target);
-        for (NodeId n : nodes)
+        for (NodeId n : c.nodes)
             visit(n);
         std::reverse(post.begin(), post.end());
         return post;
@@ -306,19 +350,6 @@ bool tail_controlled(const analysis::Loop& loop) {
     if (loop.entries.size() != 1 || loop.back_edges.size() != 1) return false;
     const NodeId last = loop.back_edges.front().first;
     return loop.exits.size() == 1 && loop.exits.front().first == last;
-}
-
-std::vector<NodeId> reachable(const RGraph& graph) {
-    std::vector<char> seen(graph.nodes.size(), 0);
-    std::vector<NodeId> nodes{graph.entry};
-    seen[graph.entry] = 1;
-    for (size_t i = 0; i < nodes.size(); ++i)
-        for (NodeId w : graph.nodes[nodes[i]].succ)
-            if (!seen[w]) {
-                seen[w] = 1;
-                nodes.push_back(w);
-            }
-    return nodes;
 }
 
 } // namespace
@@ -349,7 +380,7 @@ BranchReport restructure_branches(RGraph& graph, const BranchOptions& options,
     report.edges_set_aside = aside.size();
 
     BranchRestructurer restructurer(graph, options, divergent, fresh, report);
-    restructurer.region(reachable(graph), {graph.entry});
+    restructurer.region(graph.reached().order, {graph.entry});
 
     for (auto it = aside.rbegin(); it != aside.rend(); ++it) {
         auto& succ = graph.nodes[it->node].succ;

@@ -128,26 +128,6 @@ bool latch_through_jump_block(const RGraph& graph, const ptx::Cfg& cfg);
 // Fresh variable names for q, r, p: unit.new_register(".b32", stem) in a pass.
 using FreshVariable = std::function<std::string(const std::string& stem)>;
 
-enum class LoopMode {
-    Plain, // seed 000 IV-A: predicates q (continuation) and r (repetition)
-    Copy,  // seed 000 IV-C: head-controlled loops inverted by copying their condition, others IV-A
-};
-
-struct LoopRestructuring {
-    std::vector<SlotEdge> repetition_edges; // one per loop, enclosing loops before nested ones
-    size_t loops = 0;                       // loops found
-    size_t loops_restructured = 0;          // loops whose shape changed
-    size_t variables_added = 0;             // q and r
-    size_t nodes_added = 0;                 // Assign, Branch, Dummy and copied nodes
-};
-
-// Seed 000 IV-A / IV-C on the whole graph: every SCC reachable from entry is given a unique
-// entry node, a unique repetition edge and a unique exit edge from the same last node; its
-// repetition edge is set aside and the SCCs inside it are processed the same way until the graph
-// without the set-aside edges is acyclic. n-way Branches (q) are left n-way; lower_branches()
-// or emit() turns them into two-way cascades. Does nothing to loops already tail-controlled.
-LoopRestructuring restructure_loops(RGraph& graph, LoopMode mode, const FreshVariable& fresh);
-
 enum class Cascade { DepthFirst, BreadthFirst };
 
 // Turns every n-way Branch (n > 2) into a cascade of two-way Branch nodes (seed 000 Fig. 5) on

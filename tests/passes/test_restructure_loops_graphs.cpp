@@ -2,6 +2,7 @@
 // merging return paths into one exit block.
 #include "passes/analysis/loops.hpp"
 #include "passes/analysis/structure.hpp"
+#include "passes/restructure/loop_restructurer.hpp"
 #include "passes/restructure/merge_returns.hpp"
 #include "passes/restructure/restructure_branches.hpp"
 #include "passes/restructure/rgraph.hpp"
