@@ -1,3 +1,4 @@
+// The passes' view of a module and its functions: see module_unit.hpp.
 #include "passes/module_unit.hpp"
 
 #include "passes/analysis/divergence.hpp"
@@ -8,38 +9,6 @@
 #include <iterator>
 
 namespace cfr::passes {
-namespace {
-
-bool statements_use_name(const std::vector<ptx::Statement>& statements, const std::string& name);
-
-bool operand_uses_name(const ptx::Operand& operand, const std::string& name) {
-    if (operand.text == name) return true;
-    for (const auto& element : operand.elements)
-        if (operand_uses_name(element, name)) return true;
-    return false;
-}
-
-bool statement_uses_name(const ptx::Statement& statement, const std::string& name) {
-    if (const auto* label = std::get_if<ptx::Label>(&statement)) return label->name == name;
-    if (const auto* variable = std::get_if<ptx::Variable>(&statement))
-        return variable->name == name || (variable->range && name.starts_with(variable->name));
-    if (const auto* scope = std::get_if<ptx::Scope>(&statement))
-        return statements_use_name(scope->statements, name);
-    if (const auto* instruction = std::get_if<ptx::Instruction>(&statement)) {
-        if (instruction->guard && instruction->guard->predicate == name) return true;
-        for (const auto& operand : instruction->operands)
-            if (operand_uses_name(operand, name)) return true;
-    }
-    return false;
-}
-
-bool statements_use_name(const std::vector<ptx::Statement>& statements, const std::string& name) {
-    for (const auto& statement : statements)
-        if (statement_uses_name(statement, name)) return true;
-    return false;
-}
-
-} // namespace
 
 FunctionUnit::FunctionUnit(ptx::Function& function, ptx::Cfg cfg)
     : function_(&function), cfg_(std::move(cfg)) {}
@@ -80,21 +49,23 @@ const analysis::StructureReport& FunctionUnit::structure() {
     return *structure_;
 }
 
-bool FunctionUnit::name_taken(const std::string& name) const {
-    for (const auto& block : cfg_.blocks)
-        if (statements_use_name(block.statements, name)) return true;
-    for (const auto& variable : new_declarations_)
-        if (variable.name == name) return true;
-    for (const auto& param : function_->params)
-        if (param.name == name) return true;
-    return false;
+std::string FunctionUnit::fresh_name(std::string_view prefix, const std::string& stem) {
+    // A CFG handed out by mutable_cfg() may have changed: the names are collected again.
+    if (!taken_ || taken_version_ != version_) {
+        taken_.emplace();
+        taken_->collect(*function_, cfg_, new_declarations_);
+        taken_version_ = version_;
+    }
+    std::string name;
+    do {
+        name = fmt::format("{}{}{}", prefix, stem, fresh_++);
+    } while (taken_->contains(name));
+    taken_->insert(name);
+    return name;
 }
 
 std::string FunctionUnit::new_register(const std::string& type, const std::string& stem) {
-    std::string name;
-    do {
-        name = fmt::format("%cfr_{}{}", stem, fresh_++);
-    } while (name_taken(name));
+    std::string name = fresh_name("%cfr_", stem);
     ptx::Variable declaration;
     declaration.space = ".reg";
     declaration.type = type;
@@ -105,11 +76,7 @@ std::string FunctionUnit::new_register(const std::string& type, const std::strin
 }
 
 std::string FunctionUnit::new_label(const std::string& stem) {
-    std::string name;
-    do {
-        name = fmt::format("$L__cfr_{}{}", stem, fresh_++);
-    } while (name_taken(name));
-    return name;
+    return fresh_name("$L__cfr_", stem);
 }
 
 void FunctionUnit::write_back() {

@@ -5,12 +5,14 @@
 #include "passes/analysis/dominance.hpp"
 #include "passes/analysis/loops.hpp"
 #include "passes/analysis/structure.hpp"
+#include "passes/taken_names.hpp"
 #include "ptx/cfg.hpp"
 #include "ptx/ir.hpp"
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace cfr::analysis {
@@ -61,8 +63,12 @@ private:
     std::optional<analysis::DominatorTree> post_dominators_;
     std::optional<analysis::LoopNest> loops_;
     std::optional<analysis::StructureReport> structure_;
+    // The names in use, as of CFG version taken_version_, and every name handed out since.
+    std::optional<TakenNames> taken_;
+    unsigned taken_version_ = 0;
 
-    bool name_taken(const std::string& name) const;
+    // A name not in use yet: prefix, stem and the next number that makes it fresh.
+    std::string fresh_name(std::string_view prefix, const std::string& stem);
 };
 
 class ModuleUnit {

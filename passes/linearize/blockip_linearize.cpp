@@ -64,6 +64,7 @@ public:
         for (uint32_t k = 0; k < order_.size(); ++k)
             position_[order_[k]] = k;
         position_[cfg.exit()] = static_cast<uint32_t>(order_.size());
+        ends_ = block_ends(cfg);
         if (options_.selective && !pays()) return;
         Registers r{f_.new_register(".b32", "bip"), f_.new_register(".b32", "mask"),
                     f_.new_register(".pred", "act"), f_.new_register(".pred", "any")};
@@ -81,6 +82,7 @@ private:
     passes::PassReport& report_;
     std::vector<NodeId> order_;
     std::vector<uint32_t> position_;
+    std::vector<BlockEnd> ends_; // per block of the CFG being linearized
 
     std::string unsupported() const {
         for (NodeId b : order_) {
@@ -156,7 +158,7 @@ private:
     // Targets a block's end checks: backward ones ascending, then forward ones beyond the next
     // block, descending.
     std::vector<uint32_t> jump_targets(NodeId b) const {
-        const BlockEnd end = block_end(f_.cfg(), b);
+        const BlockEnd& end = ends_[b];
         std::vector<uint32_t> back, forward;
         const uint32_t k = position_[b];
         const std::vector<NodeId> successors =
@@ -174,7 +176,7 @@ private:
     }
 
     ptx::Instruction assign(NodeId b, const Registers& r) const {
-        const BlockEnd end = block_end(f_.cfg(), b);
+        const BlockEnd& end = ends_[b];
         const uint32_t t = position_[end.taken];
         if (!end.two_way || t == position_[end.fall])
             return make_instruction("mov", {".u32"}, {reg(r.bip), imm(t)});

@@ -92,9 +92,11 @@ std::vector<analysis::Edge> unstructured_edges(const ptx::Cfg& cfg) {
 std::string guarded_sequence_problem(const ptx::Cfg& cfg) {
     const ptx::BlockId n = static_cast<ptx::BlockId>(cfg.blocks.size());
     std::vector<std::vector<ptx::BlockId>> succ(n + 1), pred(n + 1);
+    std::vector<ptx::BlockId> taken_to(n + 1, n), fall_to(n + 1, n);
     for (const auto& e : cfg.edges) {
         succ[e.from].push_back(e.to);
         pred[e.to].push_back(e.from);
+        (e.kind == ptx::EdgeKind::FallThrough ? fall_to : taken_to)[e.from] = e.to;
     }
     std::set<std::pair<ptx::BlockId, ptx::BlockId>> uniform;
     size_t returns = 0;
@@ -113,9 +115,7 @@ std::string guarded_sequence_problem(const ptx::Cfg& cfg) {
             continue;
         }
         if (!t->guard) continue;
-        ptx::BlockId taken = n, fall = n;
-        for (const auto& e : cfg.edges)
-            if (e.from == b) (e.kind == ptx::EdgeKind::FallThrough ? fall : taken) = e.to;
+        const ptx::BlockId taken = taken_to[b], fall = fall_to[b];
         if (t->has_modifier(".uni")) {
             if (!voted(cfg.blocks[b], t->guard->predicate))
                 return fmt::format("block {}: bra.uni on a predicate no vote in the block set", b);

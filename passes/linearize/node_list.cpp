@@ -117,15 +117,13 @@ void NodeList::write(passes::FunctionUnit& unit) {
         first.insert(first.begin() + static_cast<std::ptrdiff_t>(at), declarations.begin(),
                      declarations.end());
     }
+    std::vector<bool> targeted(nodes.size(), false);
+    for (size_t m : order)
+        if (nodes[m].taken && *nodes[m].taken != kExitNode) targeted[*nodes[m].taken] = true;
     std::vector<std::string> labels(nodes.size());
     for (size_t n : order) {
         labels[n] = first_label(nodes[n].statements);
-        const bool targeted = [&] {
-            for (size_t m : order)
-                if (nodes[m].taken == n) return true;
-            return false;
-        }();
-        if (targeted && labels[n].empty()) {
+        if (targeted[n] && labels[n].empty()) {
             labels[n] = unit.new_label("l");
             nodes[n].statements.insert(nodes[n].statements.begin(), ptx::Label{labels[n], {}});
         }
@@ -162,6 +160,17 @@ BlockEnd block_end(const ptx::Cfg& cfg, ptx::BlockId block) {
     for (const auto& edge : cfg.edges)
         if (edge.from == block) successors.note(edge);
     return end_of(cfg, block, successors);
+}
+
+std::vector<BlockEnd> block_ends(const ptx::Cfg& cfg) {
+    std::vector<Successors> successors(cfg.blocks.size());
+    for (const auto& edge : cfg.edges)
+        if (edge.from < successors.size()) successors[edge.from].note(edge);
+    std::vector<BlockEnd> ends;
+    ends.reserve(cfg.blocks.size());
+    for (ptx::BlockId b = 0; b < cfg.blocks.size(); ++b)
+        ends.push_back(end_of(cfg, b, successors[b]));
+    return ends;
 }
 
 ptx::Instruction branch(bool uniform) {

@@ -65,6 +65,8 @@ struct BlockEnd {
     ptx::Guard guard;
 };
 BlockEnd block_end(const ptx::Cfg& cfg, ptx::BlockId block);
+// Every block's end, in one pass over the edges.
+std::vector<BlockEnd> block_ends(const ptx::Cfg& cfg);
 
 // Statements of a block without its final control transfer.
 std::vector<ptx::Statement> without_terminator(const ptx::BasicBlock& block);

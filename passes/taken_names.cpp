@@ -1,0 +1,69 @@
+// The names a function uses: see taken_names.hpp.
+#include "passes/taken_names.hpp"
+
+#include <algorithm>
+#include <charconv>
+
+namespace cfr::passes {
+namespace {
+
+// Whether `name` is prefix + a decimal index below count, as %r<count> declares it.
+bool in_range(std::string_view name, std::string_view prefix, uint32_t count) {
+    if (!name.starts_with(prefix)) return false;
+    const std::string_view digits = name.substr(prefix.size());
+    if (digits.empty() || (digits.size() > 1 && digits.front() == '0')) return false;
+    uint64_t index = 0;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    return error == std::errc{} && end == digits.data() + digits.size() && index < count;
+}
+
+} // namespace
+
+void TakenNames::collect(const ptx::Function& function, const ptx::Cfg& cfg,
+                         const std::vector<ptx::Variable>& extra) {
+    names_.clear();
+    ranges_.clear();
+    for (const auto& block : cfg.blocks)
+        for (const auto& statement : block.statements)
+            add(statement);
+    for (const auto* variables : {&function.params, &function.returns, &extra})
+        for (const auto& variable : *variables)
+            add(variable);
+}
+
+bool TakenNames::contains(const std::string& name) const {
+    if (names_.count(name)) return true;
+    return std::any_of(ranges_.begin(), ranges_.end(), [&](const Range& range) {
+        return in_range(name, range.prefix, range.count);
+    });
+}
+
+void TakenNames::add(const ptx::Variable& variable) {
+    if (variable.range)
+        ranges_.push_back({variable.name, *variable.range});
+    else
+        names_.insert(variable.name);
+}
+
+void TakenNames::add(const ptx::Statement& statement) {
+    if (const auto* label = std::get_if<ptx::Label>(&statement)) {
+        names_.insert(label->name);
+    } else if (const auto* variable = std::get_if<ptx::Variable>(&statement)) {
+        add(*variable);
+    } else if (const auto* scope = std::get_if<ptx::Scope>(&statement)) {
+        for (const auto& inner : scope->statements)
+            add(inner);
+    } else if (const auto* instruction = std::get_if<ptx::Instruction>(&statement)) {
+        if (instruction->guard) names_.insert(instruction->guard->predicate);
+        for (const auto& operand : instruction->operands)
+            add(operand);
+    }
+}
+
+void TakenNames::add(const ptx::Operand& operand) {
+    if (!operand.text.empty()) names_.insert(operand.text);
+    for (const auto& element : operand.elements)
+        add(element);
+}
+
+} // namespace cfr::passes
