@@ -61,8 +61,8 @@ def parse_args(argv):
     p.add_argument("--time-limit", type=float, default=480, metavar="SECONDS",
                    help="start no timing round that would end later than this many seconds after "
                    "the first run; the build is not counted (default 480)")
-    p.add_argument("--run-timeout", type=float, default=120, metavar="SECONDS",
-                   help="a run taking longer is a failure (default 120)")
+    p.add_argument("--run-timeout", type=float, default=60, metavar="SECONDS",
+                   help="a run taking longer is stopped and counted as a failure (default 60)")
     p.add_argument("--jobs", type=int, default=max(1, (os.cpu_count() or 2) // 2),
                    help="parallel runs in the correctness phase (default: half the cores)")
     p.add_argument("--examples", metavar="LIST",

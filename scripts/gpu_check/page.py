@@ -295,6 +295,9 @@ class Page:
         out = ["## Goals of issue 12 on this device\n"]
         if self.meta["emulated"]:
             out.append("(Emulated run: the goals are about a GPU; shown to check the script.)\n")
+        if self.check.rounds_done < 2:
+            out.append("Only one timing round: the adaptive figures are its first run, which "
+                       "measures the variants; the goals are about the runs after it.\n")
         rows, at_least, faster, overheads = [], 0, 0, []
         for p in suite:
             r = stats.Ratios(self.check, p.id)
