@@ -192,9 +192,10 @@ def main(argv):
         if not os.path.exists(need):
             say(f"missing {need}: build first (or pass the right --build)")
             return EXIT_SETUP
-    if not a.emulated and not os.path.exists("/proc/driver/nvidia/version"):
-        say("no NVIDIA driver here (/proc/driver/nvidia/version): use --emulated to run on "
-            "cfrjit's emulated driver")
+    if not a.emulated and not (os.path.exists("/proc/driver/nvidia/version")
+                               or shutil.which("nvidia-smi")):
+        say("no NVIDIA driver here (no /proc/driver/nvidia/version, no nvidia-smi): use "
+            "--emulated to run on cfrjit's emulated driver")
         return EXIT_SETUP
     chosen = choose_programs(a)
     if not chosen:

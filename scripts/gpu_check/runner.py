@@ -107,5 +107,5 @@ def run(argv, env, folder, stem, timeout, prefix=()):
         except OSError as exc:
             e.write(f"gpu-check: cannot run {argv[0]}: {exc}\n".encode())
             rc = 127
-    return {"rc": rc, "timed_out": timed_out, "seconds": time.monotonic() - start, "out": out,
-            "err": err}
+    return {"argv": [*prefix, *argv], "rc": rc, "timed_out": timed_out,
+            "seconds": time.monotonic() - start, "out": out, "err": err}
