@@ -137,7 +137,8 @@ class Page:
             order = [c.key for c in self.check.configs]
             for (program, what), runs in groups.items():
                 keys = sorted({r["config"] for r in runs}, key=order.index)
-                out.append(f"- **{program}**: {what} under {', '.join(keys)} ({len(runs)} runs)")
+                runs_text = f"{len(runs)} run" + ("s" if len(runs) != 1 else "")
+                out.append(f"- **{program}**: {what} under {', '.join(keys)} ({runs_text})")
                 for line in runs[0].get("difference", []):
                     out.append(f"  - {line}")
             out.append("")
@@ -209,8 +210,8 @@ class Page:
             "(`CFRJIT_CACHE=0`, every fixed-pipeline timing run), median over the rounds. Beside "
             f"it, the driver's own JIT time for the same PTX: `bench/gpu/jit_cost` loads the PTX "
             f"the shim saw (and the default pipeline's rewrite) with `cuModuleLoadData` "
-            f"{m['jit_runs']} times under `CUDA_CACHE_DISABLE=1` and `CUDA_MODULE_LOADING=EAGER`, "
-            "best and median.",
+            f"{m['jit_runs']} time(s) under `CUDA_CACHE_DISABLE=1` and "
+            "`CUDA_MODULE_LOADING=EAGER`, best and median.",
             "",
         ])
 
