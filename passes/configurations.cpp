@@ -39,14 +39,15 @@ const Configuration& configuration(std::string_view name) {
                                     fmt::join(names, ", ")));
 }
 
-std::vector<PassReport> run_configuration(ptx::Module& module, const Configuration& config) {
+std::vector<PassReport> run_configuration(ptx::Module& module, const Configuration& config,
+                                          VerifyLevel verify) {
     if (config.through_cfg) {
         ModuleUnit unit(module);
         for (auto& function : unit.functions())
             function.mutable_cfg();
         unit.write_back();
     }
-    return run_pipeline(module, parse_pipeline(config.pipeline));
+    return run_pipeline(module, parse_pipeline(config.pipeline), verify);
 }
 
 } // namespace cfr::passes

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "passes/pass.hpp"
+#include "passes/verify.hpp"
 
 #include <string>
 #include <string_view>
@@ -36,6 +37,7 @@ const Configuration* find_configuration(std::string_view name);
 const Configuration& configuration(std::string_view name);
 
 // Runs the configuration over the module. `none` leaves it untouched.
-std::vector<PassReport> run_configuration(ptx::Module& module, const Configuration& config);
+std::vector<PassReport> run_configuration(ptx::Module& module, const Configuration& config,
+                                          VerifyLevel verify = VerifyLevel::Full);
 
 } // namespace cfr::passes

@@ -41,11 +41,31 @@ struct OptionInfo {
     std::string default_value;
 };
 
+// What a pass guarantees about the functions it leaves, beyond well-formed IR; the verifier
+// (verify.hpp) checks it after the pass. Each is the post-condition of a pass's header comment.
+enum class Promise {
+    Nothing,             // well-formed IR only
+    Unchanged,           // an analysis: no function changes
+    SameCfg,             // the same blocks and edges; only code inside blocks changes
+    ClassKept,           // no function's structural class gets worse
+    LoopsTailControlled, // every loop of every function is tail-controlled
+    // Every function whose loops were all tail-controlled before the pass is tail-structured.
+    TailStructured,
+    // The same, for functions in which the divergence analysis proved no branch uniform.
+    TailStructuredWhereDivergent,
+    // No unstructured edge (linearize::unstructured_edges) in a function without trap, brx.idx,
+    // or exit in a .func.
+    NoUnstructuredEdge,
+    GuardedSequence, // every function the pass rewrote is one (linearize::guarded_sequence_problem)
+};
+
 struct PassInfo {
     std::string name; // short, lower-case, hyphenated: "restructure-branches"
     std::string description;
     std::vector<OptionInfo> options;
     std::function<std::unique_ptr<Pass>(const PassOptions&)> create;
+    // What the pass promises with these options (defaults filled in); null: Promise::Nothing.
+    std::function<Promise(const PassOptions&)> promise = {};
 };
 
 } // namespace cfr::passes

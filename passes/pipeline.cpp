@@ -121,16 +121,22 @@ std::vector<PassSpec> parse_pipeline(std::string_view text) {
     return pipeline;
 }
 
-std::vector<PassReport> run_pipeline(ptx::Module& module, const std::vector<PassSpec>& pipeline) {
+std::vector<PassReport> run_pipeline(ptx::Module& module, const std::vector<PassSpec>& pipeline,
+                                     VerifyLevel verify) {
     std::vector<PassReport> reports;
     if (pipeline.empty()) return reports;
     ModuleUnit unit(module);
+    Verifier verifier(verify);
     for (const auto& spec : pipeline) {
         const PassInfo* info = find_pass(spec.name);
         if (!info) throw PipelineError(fmt::format("unknown pass '{}'", spec.name));
-        auto pass = info->create(with_defaults(*info, spec.options));
+        const PassOptions options = with_defaults(*info, spec.options);
+        const Promise promise = info->promise ? info->promise(options) : Promise::Nothing;
+        auto pass = info->create(options);
+        verifier.before(unit, promise);
         PassReport report = pass->run(unit);
         report.pass = spec.spelling();
+        verifier.after(unit, report.pass, promise);
         reports.push_back(std::move(report));
     }
     unit.write_back();

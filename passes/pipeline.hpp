@@ -3,6 +3,7 @@
 #pragma once
 
 #include "passes/pass.hpp"
+#include "passes/verify.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -34,7 +35,10 @@ std::vector<PassSpec> parse_pipeline(std::string_view text);
 std::string spelling(const std::vector<PassSpec>& pipeline);
 
 // Runs the pipeline over the module. Functions are rewritten only where a pass changed them, so
-// a pipeline that changes nothing leaves the module exactly as it was.
-std::vector<PassReport> run_pipeline(ptx::Module& module, const std::vector<PassSpec>& pipeline);
+// a pipeline that changes nothing leaves the module exactly as it was. After each pass the
+// verifier checks the module at `verify` (verify.hpp) and throws VerificationError, naming the
+// pass, the function and the check, where it finds a violation.
+std::vector<PassReport> run_pipeline(ptx::Module& module, const std::vector<PassSpec>& pipeline,
+                                     VerifyLevel verify = VerifyLevel::Full);
 
 } // namespace cfr::passes

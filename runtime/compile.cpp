@@ -50,6 +50,18 @@ std::vector<ptx::Function*> functions_of(ptx::Module& m) {
     return out;
 }
 
+passes::VerifyLevel verify_level(VerifyLevel level) {
+    switch (level) {
+    case VerifyLevel::Off:
+        return passes::VerifyLevel::Off;
+    case VerifyLevel::Cheap:
+        return passes::VerifyLevel::Cheap;
+    case VerifyLevel::Full:
+        return passes::VerifyLevel::Full;
+    }
+    return passes::VerifyLevel::Full;
+}
+
 std::string kernel_list(ptx::Module& m) {
     std::string out;
     for (const auto* f : functions_of(m))
@@ -82,7 +94,9 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
     try {
         if (options.inject_pass_fault)
             throw std::runtime_error("pass failed (injected by CFRJIT_TEST_FAULT=pass)");
-        reports = passes::run_pipeline(module, options.pipeline);
+        reports = passes::run_pipeline(module, options.pipeline, verify_level(options.verify));
+    } catch (const passes::VerificationError& e) {
+        throw CompileError(e.what());
     } catch (const std::exception& e) {
         throw CompileError(fmt::format("module {} (kernels {}): pipeline '{}' failed: {}",
                                        module_name, kernel_list(module),

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "passes/pipeline.hpp"
+#include "runtime/config.hpp"
 
 #include <functional>
 #include <stdexcept>
@@ -42,9 +43,11 @@ struct CompileOptions {
     std::vector<passes::PassSpec> pipeline;
     std::function<bool(const std::string&)> selects; // kernels to rewrite; null: all
     bool inject_pass_fault = false;
+    VerifyLevel verify = VerifyLevel::Full; // checks after each pass (the shim: CFRJIT_VERIFY)
 };
 
-// Throws CompileError naming the module, the failing step (parse, pass, print) and the kernels.
+// Throws CompileError naming the module, the failing step (parse, pass, print) and the kernels;
+// for a verification failure (options.verify), the pass, the kernel and the check.
 CompiledModule compile_module(std::string_view ptx, std::string_view module_name,
                               const CompileOptions& options);
 

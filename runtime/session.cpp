@@ -161,6 +161,7 @@ Session::Unit Session::compile_unit(const std::string& ptx, ModuleRecord& m,
         if (!config_.kernels.empty())
             options.selects = [this](const std::string& k) { return config_.selects(k); };
         options.inject_pass_fault = config_.fault == TestFault::Pass;
+        options.verify = config_.verify;
         compiled = compile_module(ptx, m.name(), options);
         if (unit.cache == CacheStatus::Off && c != nullptr) unit.cache = CacheStatus::Miss;
         if (c != nullptr) {

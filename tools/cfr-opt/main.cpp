@@ -35,6 +35,7 @@ struct Options {
     bool map_table = false;
     bool list_passes = false;
     bool json = false;
+    std::string verify = "full";
 };
 
 void write_dot_files(const cfr::ptx::Module& module, const std::filesystem::path& dir) {
@@ -124,9 +125,10 @@ int run(const Options& options) {
     if (!options.profile.empty()) with_profile(pipeline, options.profile);
     const std::string text = cfr::tools::read_file(options.input);
     cfr::ptx::Module module = cfr::ptx::parse(text, options.input);
+    const auto verify = *cfr::passes::verify_level(options.verify);
     const auto pass_reports = config && options.profile.empty()
-                                  ? cfr::passes::run_configuration(module, *config)
-                                  : cfr::passes::run_pipeline(module, pipeline);
+                                  ? cfr::passes::run_configuration(module, *config, verify)
+                                  : cfr::passes::run_pipeline(module, pipeline, verify);
 
     if (options.divergence) {
         cfr::passes::ModuleUnit unit(module);
@@ -204,6 +206,12 @@ int main(int argc, char** argv) {
                    "blockip-linearize)")
         ->type_name("FILE");
     app.add_flag("--json", options.json, "write --classify/--stats as JSON instead of tables");
+    app.add_option("--verify", options.verify,
+                   "what the verifier checks after every pass (docs/verifier.md): off; cheap "
+                   "(well-formed IR and the class the pass promises); full (also that the "
+                   "printed module parses back to the same IR). Default: full")
+        ->check(CLI::IsMember({"off", "cheap", "full"}))
+        ->type_name("LEVEL");
     CLI11_PARSE(app, argc, argv);
 
     try {

@@ -1,0 +1,101 @@
+// The verifier that the pass manager runs after every pass (ARCHITECTURE.md invariants 1 and 3):
+// the IR is well formed (labels, branch targets, the CFG against its code, declared registers,
+// predicate guards), the class the pass promises (Promise, pass.hpp) holds, and, at Full, the
+// printed module parses back to the same IR. A violation is a VerificationError naming the pass,
+// the function and the check. docs/verifier.md says what each check looks at.
+#pragma once
+
+#include "passes/pass.hpp"
+#include "ptx/cfg.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cfr::passes {
+
+class ModuleUnit;
+class FunctionUnit;
+
+enum class VerifyLevel {
+    Off,
+    Cheap, // well-formed IR and the promised class, in the functions the pass rewrote
+    Full,  // also the round trip print -> parse -> compare of the whole module
+};
+
+enum class Check {
+    Labels,        // every label is defined once
+    BranchTargets, // every bra / brx.idx target and .branchtargets entry is a label of the function
+    Cfg, // the CFG's edges are those its code implies; labels start and transfers end blocks
+    Declarations,  // every register and symbol an instruction names is declared
+    Predicates,    // every guard (a branch's condition included) is a .pred register
+    PromisedClass, // the pass's Promise holds
+    RoundTrip,     // the printed module parses back to the same IR
+};
+
+std::string_view to_string(Check check);
+std::string_view to_string(VerifyLevel level);
+// "off", "cheap" or "full"; nullopt for anything else.
+std::optional<VerifyLevel> verify_level(std::string_view name);
+
+// What a check found, before it is laid at a pass's door.
+struct Violation {
+    Check check;
+    std::string function; // empty: the module as a whole
+    bool entry = true;    // a kernel (.entry) rather than a .func
+    std::string detail;
+};
+
+class VerificationError : public std::runtime_error {
+public:
+    VerificationError(std::string pass, Violation violation);
+
+    const std::string& pass() const { return pass_; }
+    const Violation& violation() const { return violation_; }
+
+private:
+    std::string pass_;
+    Violation violation_;
+};
+
+// The well-formedness checks on one function as the passes hold it (CFG and the declarations not
+// yet written back), in the order of Check; the first violation, if any.
+std::optional<Violation> check_well_formed(ModuleUnit& unit, const FunctionUnit& function);
+
+// print -> parse -> compare of the module as write_back() would leave it; the first difference.
+std::optional<Violation> check_round_trip(ModuleUnit& unit);
+
+// One pipeline's verification: before() records what after() compares with (which functions the
+// pass rewrites, their CFGs, classes, loop shapes), after() checks and throws VerificationError.
+class Verifier {
+public:
+    explicit Verifier(VerifyLevel level) : level_(level) {}
+
+    void before(ModuleUnit& unit, Promise promise);
+    void after(ModuleUnit& unit, const std::string& pass, Promise promise);
+
+private:
+    struct FunctionState {
+        unsigned version = 0;
+        bool changed = false;
+        size_t declarations = 0;
+        bool loops_tail_controlled = false; // TailStructured*
+        bool uniform_branch = false;        // TailStructuredWhereDivergent
+        int klass = 0;                      // ClassKept: analysis::StructuralClass
+        size_t blocks = 0;                  // SameCfg
+        std::vector<ptx::CfgEdge> edges;    // SameCfg
+    };
+
+    VerifyLevel level_;
+    std::vector<FunctionState> before_;
+
+    bool rewritten(const FunctionUnit& function, const FunctionState& state) const;
+    std::optional<Violation> promise_broken(ModuleUnit& unit, Promise promise);
+    std::string promise_problem(FunctionUnit& function, Promise promise, bool rewritten,
+                                const FunctionState* state) const;
+};
+
+} // namespace cfr::passes

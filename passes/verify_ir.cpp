@@ -1,0 +1,407 @@
+// The verifier's well-formedness checks on one function as the passes hold it (its CFG and the
+// declarations not yet written back): labels, branch targets, the CFG against its code,
+// declarations and predicate guards.
+#include "passes/module_unit.hpp"
+#include "passes/verify.hpp"
+#include "ptx/printer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace cfr::passes {
+namespace {
+
+using ptx::BlockId;
+using ptx::CfgEdge;
+using ptx::ControlKind;
+using ptx::EdgeKind;
+
+bool is_table_directive(const ptx::Statement& s) {
+    const auto* d = std::get_if<ptx::Directive>(&s);
+    return d && (d->name == ".branchtargets" || d->name == ".calltargets" ||
+                 d->name == ".callprototype");
+}
+
+// A label followed by .branchtargets, .calltargets or .callprototype names data, not code.
+bool is_table_label(const std::vector<ptx::Statement>& statements, size_t i) {
+    return std::holds_alternative<ptx::Label>(statements[i]) && i + 1 < statements.size() &&
+           is_table_directive(statements[i + 1]);
+}
+
+bool transfers_control(const ptx::Instruction& instruction) {
+    switch (instruction.control()) {
+    case ControlKind::Branch:
+    case ControlKind::IndirectBranch:
+    case ControlKind::Return:
+    case ControlKind::Exit:
+    case ControlKind::Trap:
+        return true;
+    case ControlKind::None:
+    case ControlKind::Call:
+        return false;
+    }
+    return false;
+}
+
+std::vector<std::string_view> table_entries(std::string_view text) {
+    std::vector<std::string_view> out;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        std::string_view name = text.substr(start, comma - start);
+        while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front())))
+            name.remove_prefix(1);
+        while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back())))
+            name.remove_suffix(1);
+        if (!name.empty()) out.push_back(name);
+        start = comma + 1;
+    }
+    return out;
+}
+
+// An operand's name without vector components (%r1.x -> %r1).
+std::string_view base_name(const std::string& text) {
+    return std::string_view(text).substr(0, text.find('.'));
+}
+
+std::string at(const ptx::Instruction& instruction, BlockId block) {
+    std::string text = ptx::print(instruction);
+    std::replace(text.begin(), text.end(), '\t', ' ');
+    if (instruction.loc.line != 0)
+        return fmt::format("'{}' (block {}, line {})", text, block, instruction.loc.line);
+    return fmt::format("'{}' (block {})", text, block);
+}
+
+// The labels of a function's blocks and its branch-target tables.
+struct Labels {
+    std::unordered_map<std::string_view, BlockId> blocks;
+    std::unordered_map<std::string_view, const ptx::Directive*> tables;
+    std::string duplicate;
+};
+
+Labels collect_labels(const ptx::Cfg& cfg) {
+    Labels labels;
+    for (BlockId b = 0; b < cfg.blocks.size(); ++b) {
+        const auto& statements = cfg.blocks[b].statements;
+        for (size_t i = 0; i < statements.size(); ++i) {
+            const auto* label = std::get_if<ptx::Label>(&statements[i]);
+            if (!label) continue;
+            const bool taken =
+                labels.blocks.count(label->name) != 0 || labels.tables.count(label->name) != 0;
+            if (taken && labels.duplicate.empty()) labels.duplicate = label->name;
+            if (is_table_label(statements, i))
+                labels.tables[label->name] = &std::get<ptx::Directive>(statements[i + 1]);
+            else
+                labels.blocks[label->name] = b;
+        }
+    }
+    return labels;
+}
+
+std::optional<std::string> branch_target_problem(const ptx::Cfg& cfg, const Labels& labels) {
+    const auto missing = [&](std::string_view name) { return labels.blocks.count(name) == 0; };
+    for (const auto& [name, table] : labels.tables) {
+        if (table->name != ".branchtargets") continue;
+        for (const auto entry : table_entries(table->text))
+            if (missing(entry))
+                return fmt::format("table {} names {}, which labels no block", name, entry);
+    }
+    for (BlockId b = 0; b < cfg.blocks.size(); ++b)
+        for (const auto& statement : cfg.blocks[b].statements) {
+            const auto* in = std::get_if<ptx::Instruction>(&statement);
+            if (!in) continue;
+            if (in->control() == ControlKind::Branch) {
+                if (in->operands.empty()) return fmt::format("{} has no target", at(*in, b));
+                if (missing(in->operands.front().text))
+                    return fmt::format("{} branches to {}, which labels no block", at(*in, b),
+                                       in->operands.front().text);
+            }
+            if (in->control() == ControlKind::IndirectBranch) {
+                if (in->operands.empty()) return fmt::format("{} has no targets", at(*in, b));
+                const ptx::Operand& list = in->operands.back();
+                if (list.kind == ptx::Operand::Kind::List) {
+                    for (const auto& e : list.elements)
+                        if (missing(e.text))
+                            return fmt::format("{} branches to {}, which labels no block",
+                                               at(*in, b), e.text);
+                } else if (labels.tables.count(list.text) == 0) {
+                    return fmt::format("{} names {}, which is no .branchtargets table", at(*in, b),
+                                       list.text);
+                }
+            }
+        }
+    return std::nullopt;
+}
+
+// Labels come first in a block (tables aside), and only its last instruction transfers control.
+std::optional<std::string> block_shape_problem(const ptx::Cfg& cfg) {
+    for (BlockId b = 0; b < cfg.blocks.size(); ++b) {
+        const auto& statements = cfg.blocks[b].statements;
+        bool code = false, terminated = false;
+        for (size_t i = 0; i < statements.size(); ++i) {
+            if (is_table_label(statements, i)) {
+                ++i;
+                code = true;
+                continue;
+            }
+            if (const auto* label = std::get_if<ptx::Label>(&statements[i])) {
+                if (code)
+                    return fmt::format("label {} stands in the middle of block {}", label->name, b);
+                continue;
+            }
+            code = true;
+            const auto* in = std::get_if<ptx::Instruction>(&statements[i]);
+            const bool executes = in || std::holds_alternative<ptx::Scope>(statements[i]);
+            if (executes && terminated)
+                return fmt::format("block {} goes on after its control transfer", b);
+            if (in && transfers_control(*in)) terminated = true;
+        }
+    }
+    return std::nullopt;
+}
+
+// Edges compared as (from, kind, to); a fall-through may lead anywhere (layout adds the jump).
+using EdgeKey = std::tuple<BlockId, EdgeKind, BlockId>;
+constexpr BlockId kAnywhere = ~BlockId(0);
+
+EdgeKey key_of(const CfgEdge& e) {
+    return {e.from, e.kind, e.kind == EdgeKind::FallThrough ? kAnywhere : e.to};
+}
+
+std::string_view to_string(EdgeKind kind) {
+    switch (kind) {
+    case EdgeKind::Taken:
+        return "taken";
+    case EdgeKind::FallThrough:
+        return "fall-through";
+    case EdgeKind::Indirect:
+        return "indirect";
+    case EdgeKind::Exit:
+        return "exit";
+    }
+    return "?";
+}
+
+std::string describe(const std::vector<EdgeKey>& edges, BlockId block) {
+    std::string out;
+    for (const auto& [from, kind, to] : edges) {
+        if (from != block) continue;
+        out += out.empty() ? "" : ", ";
+        out += to == kAnywhere ? std::string(to_string(kind))
+                               : fmt::format("{} to {}", to_string(kind), to);
+    }
+    return out.empty() ? "none" : out;
+}
+
+// The edges a block's code implies, as build_cfg() draws them.
+void implied_edges(const ptx::Cfg& cfg, BlockId b, const Labels& labels,
+                   std::vector<EdgeKey>& out) {
+    const ptx::Instruction* t = cfg.blocks[b].terminator();
+    if (!t || t->guard) out.emplace_back(b, EdgeKind::FallThrough, kAnywhere);
+    if (!t) return;
+    switch (t->control()) {
+    case ControlKind::Branch:
+        out.emplace_back(b, EdgeKind::Taken, labels.blocks.at(t->operands.front().text));
+        break;
+    case ControlKind::IndirectBranch: {
+        std::vector<BlockId> targets;
+        const ptx::Operand& list = t->operands.back();
+        if (list.kind == ptx::Operand::Kind::List)
+            for (const auto& e : list.elements)
+                targets.push_back(labels.blocks.at(e.text));
+        else
+            for (const auto entry : table_entries(labels.tables.at(list.text)->text))
+                targets.push_back(labels.blocks.at(entry));
+        std::sort(targets.begin(), targets.end());
+        targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+        for (BlockId target : targets)
+            out.emplace_back(b, EdgeKind::Indirect, target);
+        break;
+    }
+    default:
+        out.emplace_back(b, EdgeKind::Exit, cfg.exit());
+        break;
+    }
+}
+
+std::optional<std::string> cfg_problem(const ptx::Cfg& cfg, const Labels& labels) {
+    if (auto problem = block_shape_problem(cfg)) return problem;
+    std::vector<EdgeKey> actual, implied;
+    actual.reserve(cfg.edges.size());
+    implied.reserve(cfg.edges.size());
+    for (const CfgEdge& e : cfg.edges) {
+        if (e.from >= cfg.blocks.size() || e.to > cfg.exit())
+            return fmt::format("edge {} -> {} leads out of the function's {} blocks", e.from, e.to,
+                               cfg.blocks.size());
+        actual.push_back(key_of(e));
+    }
+    for (BlockId b = 0; b < cfg.blocks.size(); ++b)
+        implied_edges(cfg, b, labels, implied);
+    std::sort(actual.begin(), actual.end());
+    std::sort(implied.begin(), implied.end());
+    if (actual == implied) return std::nullopt;
+    const auto [a, i] = std::mismatch(actual.begin(), actual.end(), implied.begin(), implied.end());
+    const BlockId block = a == actual.end()    ? std::get<0>(*i)
+                          : i == implied.end() ? std::get<0>(*a)
+                                               : std::min(std::get<0>(*a), std::get<0>(*i));
+    return fmt::format("block {} has edges {}; its code implies {}", block, describe(actual, block),
+                       describe(implied, block));
+}
+
+// What an instruction of the function may name: its registers and variables (ranges included),
+// the module's variables and functions, and its labels.
+class Names {
+public:
+    Names(ModuleUnit& unit, const FunctionUnit& function) {
+        const ptx::Function& f = function.function();
+        for (const auto& v : f.returns)
+            declare(v);
+        for (const auto& v : f.params)
+            declare(v);
+        for (const auto& v : function.new_declarations())
+            declare(v);
+        for (const auto& block : function.cfg().blocks)
+            declare_all(block.statements);
+        for (const auto& v : unit.module_variables())
+            declare(v);
+        for (const auto& item : unit.module().items) {
+            if (const auto* v = std::get_if<ptx::Variable>(&item)) declare(*v);
+            if (const auto* other = std::get_if<ptx::Function>(&item)) others_.insert(other->name);
+        }
+    }
+
+    const ptx::Variable* variable(std::string_view name) const {
+        if (const auto it = exact_.find(name); it != exact_.end()) return it->second;
+        size_t digits = name.size();
+        while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
+            --digits;
+        const std::string_view number = name.substr(digits);
+        if (number.empty() || number.size() > 10 || (number.size() > 1 && number[0] == '0'))
+            return nullptr;
+        const auto it = ranges_.find(name.substr(0, digits));
+        if (it == ranges_.end()) return nullptr;
+        uint64_t n = 0;
+        for (char c : number)
+            n = n * 10 + static_cast<uint64_t>(c - '0');
+        return n < *it->second->range ? it->second : nullptr;
+    }
+
+    bool declared(std::string_view name) const {
+        return variable(name) != nullptr || others_.count(name) != 0;
+    }
+
+private:
+    std::unordered_map<std::string_view, const ptx::Variable*> exact_;
+    std::unordered_map<std::string_view, const ptx::Variable*> ranges_; // prefix: widest range
+    std::unordered_set<std::string_view> others_;                       // functions and labels
+
+    void declare(const ptx::Variable& v) {
+        if (!v.range) {
+            exact_[v.name] = &v;
+            return;
+        }
+        const ptx::Variable*& widest = ranges_[v.name];
+        if (!widest || *widest->range < *v.range) widest = &v;
+    }
+
+    void declare_all(const std::vector<ptx::Statement>& statements) {
+        for (const auto& s : statements) {
+            if (const auto* v = std::get_if<ptx::Variable>(&s)) declare(*v);
+            if (const auto* l = std::get_if<ptx::Label>(&s)) others_.insert(l->name);
+            if (const auto* scope = std::get_if<ptx::Scope>(&s)) declare_all(scope->statements);
+        }
+    }
+};
+
+bool is_register(const ptx::Variable* v) {
+    return v && v->space == ".reg";
+}
+
+// The first operand (nested ones included) that names nothing declared, as a message.
+std::optional<std::string> undeclared(const ptx::Operand& op, const Names& names) {
+    using Kind = ptx::Operand::Kind;
+    switch (op.kind) {
+    case Kind::Register:
+        if (!is_register(names.variable(base_name(op.text))))
+            return fmt::format("register {} is not declared", base_name(op.text));
+        return std::nullopt;
+    case Kind::Symbol:
+        if (!names.declared(base_name(op.text)))
+            return fmt::format("{} is declared nowhere", base_name(op.text));
+        return std::nullopt;
+    case Kind::Address:
+    case Kind::Vector:
+    case Kind::List:
+    case Kind::Pair:
+        for (const auto& e : op.elements)
+            if (auto problem = undeclared(e, names)) return problem;
+        return std::nullopt;
+    default:
+        return std::nullopt;
+    }
+}
+
+struct InstructionProblems {
+    std::optional<std::string> declarations, predicates;
+};
+
+void check_instruction(const ptx::Instruction& in, BlockId b, const Names& names,
+                       InstructionProblems& found) {
+    if (!found.declarations) {
+        if (in.guard && !names.variable(in.guard->predicate))
+            found.declarations =
+                fmt::format("{}: guard {} is not declared", at(in, b), in.guard->predicate);
+        for (const auto& op : in.operands) {
+            if (found.declarations) break;
+            if (auto problem = undeclared(op, names))
+                found.declarations = fmt::format("{}: {}", at(in, b), *problem);
+        }
+    }
+    if (!found.predicates && in.guard) {
+        const ptx::Variable* v = names.variable(in.guard->predicate);
+        if (v && (!is_register(v) || v->type != ".pred"))
+            found.predicates = fmt::format("{}: guard {} is a {} {}, not a .pred register",
+                                           at(in, b), in.guard->predicate, v->space, v->type);
+    }
+}
+
+void check_statements(const std::vector<ptx::Statement>& statements, BlockId b, const Names& names,
+                      InstructionProblems& found) {
+    for (const auto& s : statements) {
+        if (found.declarations && found.predicates) return;
+        if (const auto* in = std::get_if<ptx::Instruction>(&s))
+            check_instruction(*in, b, names, found);
+        if (const auto* scope = std::get_if<ptx::Scope>(&s))
+            check_statements(scope->statements, b, names, found);
+    }
+}
+
+} // namespace
+
+std::optional<Violation> check_well_formed(ModuleUnit& unit, const FunctionUnit& function) {
+    const ptx::Cfg& cfg = function.cfg();
+    const ptx::Function& f = function.function();
+    const auto violation = [&](Check check, std::string detail) {
+        return Violation{check, f.name, f.is_entry, std::move(detail)};
+    };
+    const Labels labels = collect_labels(cfg);
+    if (!labels.duplicate.empty())
+        return violation(Check::Labels, fmt::format("label {} is defined twice", labels.duplicate));
+    if (auto problem = branch_target_problem(cfg, labels))
+        return violation(Check::BranchTargets, *problem);
+    if (auto problem = cfg_problem(cfg, labels)) return violation(Check::Cfg, *problem);
+    const Names names(unit, function);
+    InstructionProblems found;
+    for (BlockId b = 0; b < cfg.blocks.size(); ++b)
+        check_statements(cfg.blocks[b].statements, b, names, found);
+    if (found.declarations) return violation(Check::Declarations, *found.declarations);
+    if (found.predicates) return violation(Check::Predicates, *found.predicates);
+    return std::nullopt;
+}
+
+} // namespace cfr::passes

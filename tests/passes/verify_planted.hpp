@@ -1,0 +1,205 @@
+// Passes planted in tests, each breaking one check of the verifier (passes/verify.hpp) in the
+// function named by its `kernel` option (default: the first with a conditional branch), and a
+// module of two kernels to plant them in.
+#pragma once
+
+#include "passes/module_unit.hpp"
+#include "passes/registry.hpp"
+#include "passes/verify.hpp"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cfr::test {
+
+// short_circuit (unstructured: `if (a || b)`) and guarded_store (an if-then, tail-structured).
+inline const char* kTwoKernels = R"(.version 7.0
+.target sm_75
+.address_size 64
+
+.visible .entry short_circuit(.param .u64 out)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    mov.u32 %r2, 0;
+    setp.lt.u32 %p1, %r1, 8;
+    @%p1 bra $L__then;
+    setp.gt.u32 %p2, %r1, 24;
+    @%p2 bra $L__then;
+    bra.uni $L__join;
+$L__then:
+    mov.u32 %r2, 1;
+$L__join:
+    st.global.u32 [%rd3], %r2;
+    ret;
+}
+
+.visible .entry guarded_store(.param .u64 out)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    setp.ge.u32 %p1, %r1, 16;
+    @%p1 bra $L__skip;
+    st.global.u32 [%rd3], %r1;
+$L__skip:
+    ret;
+}
+)";
+
+namespace planted {
+
+using Mutation = std::function<void(passes::FunctionUnit&)>;
+
+// The last instruction of a block, to change in place.
+inline ptx::Instruction* last_instruction(ptx::BasicBlock& block) {
+    for (auto it = block.statements.rbegin(); it != block.statements.rend(); ++it)
+        if (auto* in = std::get_if<ptx::Instruction>(&*it)) return in;
+    return nullptr;
+}
+
+// The first block ending in a guarded bra.
+inline ptx::Instruction* first_conditional_branch(ptx::Cfg& cfg) {
+    for (auto& block : cfg.blocks)
+        if (auto* in = last_instruction(block);
+            in && in->guard && in->control() == ptx::ControlKind::Branch)
+            return in;
+    return nullptr;
+}
+
+inline bool has_conditional_branch(const ptx::Cfg& cfg) {
+    for (const auto& block : cfg.blocks)
+        if (const auto* t = block.terminator(); t && t->guard) return true;
+    return false;
+}
+
+// bra to a label that no block has.
+inline void branch_to_nowhere(passes::FunctionUnit& f) {
+    first_conditional_branch(f.mutable_cfg())->operands.front().text = "$L__planted_nowhere";
+}
+
+// mov into a register that nothing declares.
+inline void write_undeclared_register(passes::FunctionUnit& f) {
+    ptx::Instruction mov;
+    mov.opcode = "mov";
+    mov.modifiers = {".u32"};
+    mov.operands = {ptx::Operand{ptx::Operand::Kind::Register, "%planted_undeclared", false, 0, {}},
+                    ptx::Operand{ptx::Operand::Kind::Immediate, "0", false, 0, {}}};
+    auto& statements = f.mutable_cfg().blocks.front().statements;
+    statements.insert(statements.begin(), std::move(mov));
+}
+
+// A branch guarded by a .b32 register.
+inline void guard_with_b32(passes::FunctionUnit& f) {
+    const std::string word = f.new_register(".b32", "planted");
+    first_conditional_branch(f.mutable_cfg())->guard->predicate = word;
+}
+
+// A register operand marked as a symbol: it prints the same and parses back as a register.
+inline void register_as_symbol(passes::FunctionUnit& f) {
+    for (auto& block : f.mutable_cfg().blocks)
+        for (auto& statement : block.statements)
+            if (auto* in = std::get_if<ptx::Instruction>(&statement))
+                for (auto& op : in->operands)
+                    if (op.kind == ptx::Operand::Kind::Register) {
+                        op.kind = ptx::Operand::Kind::Symbol;
+                        return;
+                    }
+}
+
+class PlantedPass : public passes::Pass {
+public:
+    PlantedPass(Mutation mutate, std::string kernel)
+        : mutate_(std::move(mutate)), kernel_(std::move(kernel)) {}
+
+    passes::PassReport run(passes::ModuleUnit& unit) override {
+        passes::PassReport report;
+        for (auto& f : unit.functions()) {
+            const bool chosen =
+                kernel_.empty() ? has_conditional_branch(f.cfg()) : f.function().name == kernel_;
+            if (!chosen) continue;
+            mutate_(f);
+            report.changed = true;
+            break;
+        }
+        return report;
+    }
+
+private:
+    Mutation mutate_;
+    std::string kernel_;
+};
+
+struct Plant {
+    const char* name;
+    passes::Check check; // the check it breaks
+    passes::Promise promise;
+    Mutation mutate;
+    const char* kernel; // where the tests plant it (the `kernel` option)
+
+    std::string pipeline() const { return std::string(name) + "<kernel=" + kernel + ">"; }
+};
+
+// Rewrites the function from its CFG without changing it.
+inline void relayout(passes::FunctionUnit& f) {
+    f.mutable_cfg();
+}
+
+// A pass promising a tail-structured CFG that rewrites short_circuit without restructuring it
+// breaks its promise.
+inline const std::vector<Plant>& plants() {
+    static const std::vector<Plant> all = {
+        {"planted-branch-to-nowhere", passes::Check::BranchTargets, passes::Promise::Nothing,
+         branch_to_nowhere, "guarded_store"},
+        {"planted-undeclared-register", passes::Check::Declarations, passes::Promise::Nothing,
+         write_undeclared_register, "guarded_store"},
+        {"planted-guard-not-predicate", passes::Check::Predicates, passes::Promise::Nothing,
+         guard_with_b32, "guarded_store"},
+        {"planted-broken-promise", passes::Check::PromisedClass, passes::Promise::TailStructured,
+         relayout, "short_circuit"},
+        {"planted-register-as-symbol", passes::Check::RoundTrip, passes::Promise::Nothing,
+         register_as_symbol, "guarded_store"},
+    };
+    return all;
+}
+
+inline passes::PassInfo pass_info(const Plant& plant) {
+    const Mutation mutate = plant.mutate;
+    const passes::Promise promise = plant.promise;
+    return {plant.name,
+            "planted in tests: breaks one check of the verifier",
+            {{"kernel",
+              "the function to break (default: the first with a conditional branch)",
+              {},
+              ""}},
+            [mutate](const passes::PassOptions& options) -> std::unique_ptr<passes::Pass> {
+                return std::make_unique<PlantedPass>(mutate, options.at("kernel"));
+            },
+            [promise](const passes::PassOptions&) { return promise; }};
+}
+
+// Registers every planted pass once.
+inline bool register_all() {
+    static const bool registered = [] {
+        for (const auto& plant : plants())
+            passes::register_pass(pass_info(plant));
+        return true;
+    }();
+    return registered;
+}
+
+} // namespace planted
+} // namespace cfr::test
