@@ -3,6 +3,7 @@
 #include "ptx/parser.hpp"
 
 #include "ptx/lexer.hpp"
+#include "ptx/literal.hpp"
 
 #include <algorithm>
 #include <array>
@@ -216,33 +217,16 @@ bool Parser::accept_punct(char c) {
 }
 
 uint64_t Parser::parse_unsigned(const Token& t, uint64_t max) {
-    std::string_view s = t.text;
-    if (!s.empty() && (s.back() == 'U' || s.back() == 'u')) s.remove_suffix(1);
-    unsigned base = 10;
-    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        base = 16;
-        s.remove_prefix(2);
-    } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
-        base = 2;
-        s.remove_prefix(2);
-    } else if (s.size() > 1 && s[0] == '0') {
-        base = 8;
-        s.remove_prefix(1);
-    }
     uint64_t v = 0;
-    for (char c : s) {
-        unsigned d;
-        if (c >= '0' && c <= '9')
-            d = static_cast<unsigned>(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            d = static_cast<unsigned>(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            d = static_cast<unsigned>(c - 'A' + 10);
-        else
-            error(t, "expected an integer, found " + describe(t));
-        if (d >= base) error(t, "invalid digit in integer " + describe(t));
-        if (v > (max - d) / base) error(t, "integer " + describe(t) + " is out of range");
-        v = v * base + d;
+    switch (parse_unsigned_literal(t.text, max, v)) {
+    case LiteralError::None:
+        break;
+    case LiteralError::NotADigit:
+        error(t, "expected an integer, found " + describe(t));
+    case LiteralError::BadDigit:
+        error(t, "invalid digit in integer " + describe(t));
+    case LiteralError::OutOfRange:
+        error(t, "integer " + describe(t) + " is out of range");
     }
     return v;
 }
