@@ -3,7 +3,8 @@
 // handlers (alu_*.cpp, ops_*.cpp) receive an Exec naming the warp and its execution mask.
 #pragma once
 
-#include "emulator/device.hpp"
+#include "emulator/device_types.hpp"
+#include "emulator/error.hpp"
 #include "emulator/memory.hpp"
 #include "emulator/program.hpp"
 
@@ -119,7 +120,7 @@ struct LaunchCtx {
     std::atomic<bool> failed{false};
     std::mutex printf_mutex;
     std::string printf_output;
-    const std::vector<std::pair<uint64_t, Device::TextureDesc>>* textures = nullptr;
+    const std::vector<std::pair<uint64_t, TextureDesc>>* textures = nullptr;
 };
 
 struct Exec {

@@ -17,14 +17,14 @@
 //    zero-extended integers otherwise. Absent channels read 0, except the fourth, which reads 1.
 #pragma once
 
-#include "emulator/device.hpp"
+#include "emulator/device_types.hpp"
 
 #include <array>
 #include <cstdint>
 
 namespace cfr::emu::tex {
 
-using Desc = Device::TextureDesc;
+using Desc = TextureDesc;
 using Words = std::array<uint32_t, 4>;
 
 // A texture's descriptor and a host view of the memory it reads.
