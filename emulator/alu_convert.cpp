@@ -1,8 +1,8 @@
 // cvt between integer and floating-point types (f16/bf16 included) with rounding (.rn .rz .rm .rp
 // for floats, .rni .rzi .rmi .rpi to integral values) and saturation. Float-to-integer always
 // saturates to the destination range and maps NaN to 0, as PTX specifies.
-#include "emulator/decode.hpp"
 #include "emulator/engine.hpp"
+#include "emulator/select.hpp"
 
 #include <algorithm>
 #include <cfenv>
@@ -11,6 +11,9 @@
 namespace cfr::emu {
 
 namespace {
+
+// Inst::mode of cvt packing two f32 into .f16x2 or .bf16x2.
+enum PackFlag : uint8_t { PackBrain = 1, PackRelu = 2 };
 
 struct RoundingScope {
     int old = -1;
@@ -97,7 +100,7 @@ uint64_t int_max(Ty t) {
 }
 
 uint64_t mask_to(Ty t, uint64_t v) {
-    unsigned b = ty_bytes(t);
+    unsigned b = ptx::type_bytes(t);
     return b >= 8 ? v : v & ((uint64_t(1) << (8 * b)) - 1);
 }
 
@@ -187,11 +190,11 @@ Value read(Ty t, uint64_t bits, bool ftz) {
 uint64_t convert(const Inst& in, uint64_t src) {
     Ty dt = in.t, st = in.t2;
     Value v = read(st, src, in.ftz);
-    if (!ty_float(dt)) {
+    if (!ptx::is_float(dt)) {
         if (v.kind == Value::Float) {
             double r = round_integral(v.f, in.rnd == Rnd::None ? Rnd::Rzi : in.rnd);
             if (std::isnan(r)) return 0;
-            if (ty_signed(dt)) {
+            if (ptx::is_signed(dt)) {
                 double lo = double(int_min(dt)), hi = double(int_max(dt));
                 if (r <= lo) return store_int(dt, uint64_t(int_min(dt)));
                 if (r >= hi) return store_int(dt, int_max(dt));
@@ -202,7 +205,7 @@ uint64_t convert(const Inst& in, uint64_t src) {
             return uint64_t(r);
         }
         if (in.sat) {
-            if (ty_signed(dt)) {
+            if (ptx::is_signed(dt)) {
                 int64_t lo = int_min(dt), hi = int64_t(int_max(dt));
                 if (v.kind == Value::Signed)
                     return store_int(dt, uint64_t(std::clamp(v.i, lo, hi)));
@@ -272,9 +275,9 @@ void cvt_s64_s32_h(Exec& x, const Inst& in) {
 }
 
 // cvt.rn{.relu}.f16x2.f32 / .bf16x2.f32 d, a, b: a converted into the upper half, b into the
-// lower (mode bit 0: bf16, bit 1: .relu).
+// lower. The mode is a set of PackFlags.
 void cvt_pack_h(Exec& x, const Inst& in) {
-    const bool brain = in.mode & 1, relu = in.mode & 2;
+    const bool brain = in.mode & PackBrain, relu = in.mode & PackRelu;
     auto one = [&](float f) -> uint32_t {
         if (relu && !std::isnan(f) && f < 0.0f) f = 0.0f;
         return brain ? float_to_bf16(f, Rnd::Rn) : float_to_half(f);
@@ -289,10 +292,11 @@ void cvt_pack_h(Exec& x, const Inst& in) {
 } // namespace
 
 Handler select_convert(const DecodeRequest& r, Inst& in) {
-    if (r.op != "cvt") return nullptr;
+    if (r.op != ptx::Opcode::Cvt) return nullptr;
     if ((in.t == Ty::F16x2 || in.t == Ty::BF16x2) && in.t2 == Ty::F32 && in.ns == 2 &&
-        (in.rnd == Rnd::Rn || in.rnd == Rnd::None) && !in.sat && !r.has(".satfinite")) {
-        in.mode = uint8_t((in.t == Ty::BF16x2 ? 1 : 0) | (r.has(".relu") ? 2 : 0));
+        (in.rnd == Rnd::Rn || in.rnd == Rnd::None) && !in.sat && !r.has(ptx::Modifier::Satfinite)) {
+        in.mode = uint8_t((in.t == Ty::BF16x2 ? PackBrain : 0) |
+                          (r.has(ptx::Modifier::Relu) ? PackRelu : 0));
         return cvt_pack_h;
     }
     if (in.t == Ty::None || in.t2 == Ty::None || in.t == Ty::Pred || in.t2 == Ty::Pred ||

@@ -3,18 +3,26 @@
 // comparisons. Directed rounding (.rz/.rm/.rp) switches the host rounding mode around the lane
 // loop; .rn is the host's IEEE arithmetic. .ftz flushes f32 subnormal inputs and results to zero,
 // .sat clamps to [0, 1] (NaN to 0).
-#include "emulator/decode.hpp"
 #include "emulator/engine.hpp"
+#include "emulator/select.hpp"
 
 #include <algorithm>
 #include <cfenv>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 namespace cfr::emu {
 
 bool combine(const Exec& x, const Inst& in, unsigned l, bool r); // alu_int.cpp
 
 namespace {
+
+using ptx::Modifier;
+using ptx::Opcode;
+
+// Inst::mode of testp: the class tested for.
+enum class FloatClass : uint8_t { Finite, Infinite, Number, NotANumber, Normal, Subnormal };
 
 struct RoundingScope {
     int old = -1;
@@ -242,23 +250,23 @@ void testp_h(Exec& x, const Inst& in) {
         T a = as<T>(rd(x, in.s[0], l));
         int c = std::fpclassify(a);
         bool r = false;
-        switch (in.mode) {
-        case 0:
+        switch (in.mode_as<FloatClass>()) {
+        case FloatClass::Finite:
             r = std::isfinite(a);
             break;
-        case 1:
+        case FloatClass::Infinite:
             r = std::isinf(a);
             break;
-        case 2:
+        case FloatClass::Number:
             r = !std::isnan(a);
             break;
-        case 3:
+        case FloatClass::NotANumber:
             r = std::isnan(a);
             break;
-        case 4:
+        case FloatClass::Normal:
             r = c == FP_NORMAL;
             break;
-        case 5:
+        case FloatClass::Subnormal:
             r = c == FP_SUBNORMAL;
             break;
         }
@@ -297,49 +305,85 @@ CFR_WRAP(testp)
 
 } // namespace
 
-Handler select_float(const DecodeRequest& r, Inst& in) {
-    const std::string& op = r.op;
-    if (op == "setp") return by_float<setp_float_w>(in.t2);
-    if (op == "set") return in.nd == 1 ? by_float<set_float_w>(in.t2) : nullptr;
-    if (op == "testp") {
-        static const char* modes[] = {".finite",     ".infinite", ".number",
-                                      ".notanumber", ".normal",   ".subnormal"};
-        for (uint8_t i = 0; i < 6; ++i)
-            if (r.has(modes[i])) {
-                in.mode = i;
-                return by_float<testp_w>(in.t);
-            }
+namespace {
+
+std::optional<FloatClass> float_class(const DecodeRequest& r) {
+    static constexpr std::pair<Modifier, FloatClass> classes[] = {
+        {Modifier::Finite, FloatClass::Finite}, {Modifier::Infinite, FloatClass::Infinite},
+        {Modifier::Number, FloatClass::Number}, {Modifier::Notanumber, FloatClass::NotANumber},
+        {Modifier::Normal, FloatClass::Normal}, {Modifier::Subnormal, FloatClass::Subnormal}};
+    for (auto [m, c] : classes)
+        if (r.has(m)) return c;
+    return std::nullopt;
+}
+
+// sin, cos, lg2, ex2, tanh: .approx.f32 only.
+Handler select_transcendental(Opcode op) {
+    switch (op) {
+    case Opcode::Sin:
+        return fsin_h;
+    case Opcode::Cos:
+        return fcos_h;
+    case Opcode::Lg2:
+        return flg2_h;
+    case Opcode::Ex2:
+        return fex2_h;
+    case Opcode::Tanh:
+        return ftanh_h;
+    default:
         return nullptr;
     }
-    Ty t = in.t;
+}
+
+} // namespace
+
+Handler select_float(const DecodeRequest& r, Inst& in) {
+    const Opcode op = r.op;
+    if (op == Opcode::Setp) return by_float<setp_float_w>(in.t2);
+    if (op == Opcode::Set) return in.nd == 1 ? by_float<set_float_w>(in.t2) : nullptr;
+    if (op == Opcode::Testp) {
+        const auto c = float_class(r);
+        if (!c) return nullptr;
+        in.set_mode(*c);
+        return by_float<testp_w>(in.t);
+    }
+    const Ty t = in.t;
     if (t == Ty::F16 || t == Ty::F16x2 || t == Ty::BF16 || t == Ty::BF16x2)
         return select_half(r, in);
     if (t != Ty::F32 && t != Ty::F64) return nullptr;
     if (t == Ty::F64) in.ftz = false;
-    if (op == "add") return by_float<fadd_w>(t);
-    if (op == "sub") return by_float<fsub_w>(t);
-    if (op == "mul") return by_float<fmul_w>(t);
-    if (op == "fma" || op == "mad") return by_float<ffma_w>(t);
-    if (op == "div") {
+    switch (op) {
+    case Opcode::Add:
+        return by_float<fadd_w>(t);
+    case Opcode::Sub:
+        return by_float<fsub_w>(t);
+    case Opcode::Mul:
+        return by_float<fmul_w>(t);
+    case Opcode::Fma:
+    case Opcode::Mad:
+        return by_float<ffma_w>(t);
+    case Opcode::Div:
         if (in.approx && t == Ty::F32) return fdiv_approx_h;
         return by_float<fdiv_w>(t);
+    case Opcode::Min:
+        return by_float<fmin_w>(t);
+    case Opcode::Max:
+        return by_float<fmax_w>(t);
+    case Opcode::Copysign:
+        return by_float<fcopysign_w>(t);
+    case Opcode::Abs:
+        return by_float<fabs_w>(t);
+    case Opcode::Neg:
+        return by_float<fneg_w>(t);
+    case Opcode::Rcp:
+        return by_float<frcp_w>(t);
+    case Opcode::Sqrt:
+        return by_float<fsqrt_w>(t);
+    case Opcode::Rsqrt:
+        return by_float<frsqrt_w>(t);
+    default:
+        return t == Ty::F32 ? select_transcendental(op) : nullptr;
     }
-    if (op == "min") return by_float<fmin_w>(t);
-    if (op == "max") return by_float<fmax_w>(t);
-    if (op == "copysign") return by_float<fcopysign_w>(t);
-    if (op == "abs") return by_float<fabs_w>(t);
-    if (op == "neg") return by_float<fneg_w>(t);
-    if (op == "rcp") return by_float<frcp_w>(t);
-    if (op == "sqrt") return by_float<fsqrt_w>(t);
-    if (op == "rsqrt") return by_float<frsqrt_w>(t);
-    if (t == Ty::F32) {
-        if (op == "sin") return fsin_h;
-        if (op == "cos") return fcos_h;
-        if (op == "lg2") return flg2_h;
-        if (op == "ex2") return fex2_h;
-        if (op == "tanh") return ftanh_h;
-    }
-    return nullptr;
 }
 
 } // namespace cfr::emu

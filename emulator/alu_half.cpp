@@ -4,17 +4,19 @@
 // and rounded to nearest even on the way back (the only rounding PTX allows here). .ftz flushes
 // f16 subnormal inputs and results to zero, .sat clamps to [0, 1] (NaN to 0), min/max return the
 // non-NaN operand (with .NaN: NaN).
-#include "emulator/decode.hpp"
 #include "emulator/engine.hpp"
+#include "emulator/select.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace cfr::emu {
 
 namespace {
 
-enum HalfOp : uint8_t { Add, Sub, Mul, Fma, Neg, Abs, Min, Max };
+// Inst::mode: the operation.
+enum class HalfOp : uint8_t { Add, Sub, Mul, Fma, Neg, Abs, Min, Max };
 
 template <bool Brain>
 double widen(uint16_t h) {
@@ -54,32 +56,33 @@ uint16_t apply(const Inst& in, uint16_t ha, uint16_t hb, uint16_t hc) {
     const bool ftz = in.ftz;
     double a = flush<Brain>(widen<Brain>(ha), ftz), b = flush<Brain>(widen<Brain>(hb), ftz),
            c = flush<Brain>(widen<Brain>(hc), ftz), r = 0;
-    switch (in.mode) {
-    case Add:
+    const HalfOp op = in.mode_as<HalfOp>();
+    switch (op) {
+    case HalfOp::Add:
         r = a + b;
         break;
-    case Sub:
+    case HalfOp::Sub:
         r = a - b;
         break;
-    case Mul:
+    case HalfOp::Mul:
         r = a * b;
         break;
-    case Fma:
+    case HalfOp::Fma:
         r = std::fma(a, b, c);
         break;
-    case Neg:
+    case HalfOp::Neg:
         return uint16_t(ha ^ 0x8000);
-    case Abs:
+    case HalfOp::Abs:
         return uint16_t(ha & 0x7fff);
-    case Min:
-    case Max:
+    case HalfOp::Min:
+    case HalfOp::Max:
         if (std::isnan(a) || std::isnan(b)) {
             if (in.approx || (std::isnan(a) && std::isnan(b))) return Brain ? 0x7fc0 : 0x7e00;
             return std::isnan(a) ? hb : ha;
         }
         if (a == b) // -0 < +0
-            return in.mode == Min ? (std::signbit(a) ? ha : hb) : (std::signbit(a) ? hb : ha);
-        return (in.mode == Min) == (a < b) ? ha : hb;
+            return op == HalfOp::Min ? (std::signbit(a) ? ha : hb) : (std::signbit(a) ? hb : ha);
+        return (op == HalfOp::Min) == (a < b) ? ha : hb;
     }
     if (in.sat) r = std::isnan(r) ? 0.0 : std::clamp(r, 0.0, 1.0);
     uint16_t h = narrow<Brain>(r);
@@ -101,16 +104,38 @@ void half_h(Exec& x, const Inst& in) {
 
 } // namespace
 
+namespace {
+
+std::optional<HalfOp> half_op(ptx::Opcode op) {
+    switch (op) {
+    case ptx::Opcode::Add:
+        return HalfOp::Add;
+    case ptx::Opcode::Sub:
+        return HalfOp::Sub;
+    case ptx::Opcode::Mul:
+        return HalfOp::Mul;
+    case ptx::Opcode::Fma:
+        return HalfOp::Fma;
+    case ptx::Opcode::Neg:
+        return HalfOp::Neg;
+    case ptx::Opcode::Abs:
+        return HalfOp::Abs;
+    case ptx::Opcode::Min:
+        return HalfOp::Min;
+    case ptx::Opcode::Max:
+        return HalfOp::Max;
+    default:
+        return std::nullopt;
+    }
+}
+
+} // namespace
+
 Handler select_half(const DecodeRequest& r, Inst& in) {
-    static const std::pair<const char*, HalfOp> ops[] = {{"add", Add}, {"sub", Sub}, {"mul", Mul},
-                                                         {"fma", Fma}, {"neg", Neg}, {"abs", Abs},
-                                                         {"min", Min}, {"max", Max}};
-    int found = -1;
-    for (auto& [name, op] : ops)
-        if (r.op == name) found = op;
-    if (found < 0 || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp) return nullptr;
-    in.mode = uint8_t(found);
-    in.approx = r.has(".NaN"); // min/max.NaN: a NaN operand gives NaN
+    const auto op = half_op(r.op);
+    if (!op || in.rnd == Rnd::Rz || in.rnd == Rnd::Rm || in.rnd == Rnd::Rp) return nullptr;
+    in.set_mode(*op);
+    in.approx = r.has(ptx::Modifier::NaN); // min/max.NaN: a NaN operand gives NaN
     switch (in.t) {
     case Ty::F16:
         return half_h<false, 1>;

@@ -1,8 +1,8 @@
 // Integer, bitwise and predicate instructions: add/sub/mul/mad (lo, hi, wide), mul24/mad24,
 // div/rem (division by zero is a launch error), min/max/abs/neg, logic and shifts, bfe/bfi,
 // popc/clz/brev/bfind, prmt, shf, sad, dp4a, mov/selp/slct, integer setp/set.
-#include "emulator/decode.hpp"
 #include "emulator/engine.hpp"
+#include "emulator/select.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -10,6 +10,26 @@
 namespace cfr::emu {
 
 namespace {
+
+using ptx::Modifier;
+using ptx::Opcode;
+
+// Inst::mode of the extended-precision instructions: the steps they take.
+enum CarryStep : uint8_t {
+    ReadCarry = 1,
+    WriteCarry = 2,
+    Subtract = 4,
+    MultiplyFirst = 8, // a * b + c
+    HighProduct = 16,  // of a * b, the high half
+};
+// Inst::mode of mul24 and mad24: which half of the 48-bit product.
+enum class ProductHalf : uint8_t { Low, High };
+// Inst::mode of bfind.
+enum class BitPosition : uint8_t { Index, ShiftAmount };
+// Inst::mode of prmt: the general byte selector or one of the fixed modes.
+enum class PermuteMode : uint8_t { General, F4e, B4e, Rc8, Ecl, Ecr, Rc16 };
+// Inst::mode of shf.
+enum FunnelShift : uint8_t { ShiftLeft = 1, ClampShift = 2 };
 
 template <class T>
 using U = std::make_unsigned_t<T>;
@@ -84,13 +104,12 @@ struct Wide<uint64_t> {
 
 // Extended-precision arithmetic: add.cc, addc[.cc], sub.cc, subc[.cc], mad{.lo,.hi}.cc and
 // madc{.lo,.hi}[.cc]. Each lane's carry flag (CC.CF; a borrow for subtraction) is a bit of
-// Warp::carry. mode bit 0: read the carry, bit 1: write it, bit 2: subtract, bit 3: multiply
-// first (a * b + c), bit 4: the high half of the product.
+// Warp::carry. The mode is a set of CarrySteps.
 template <class T>
 void carry_h(Exec& x, const Inst& in) {
     using UT = U<T>;
-    const bool cin = in.mode & 1, cout = in.mode & 2, sub = in.mode & 4, mul = in.mode & 8,
-               hi = in.mode & 16;
+    const bool cin = in.mode & ReadCarry, cout = in.mode & WriteCarry, sub = in.mode & Subtract,
+               mul = in.mode & MultiplyFirst, hi = in.mode & HighProduct;
     uint32_t flags = x.w->carry;
     for_lanes(x.mask, [&](unsigned l) {
         UT a = UT(rd(x, in.s[0], l)), b = UT(rd(x, in.s[1], l));
@@ -156,8 +175,8 @@ void mad_wide_h(Exec& x, const Inst& in) {
 }
 template <class T>
 void mul24_h(Exec& x, const Inst& in) {
-    bool hi = in.mode == 2;
-    bool mad = in.ns == 3;
+    const bool hi = in.mode_as<ProductHalf>() == ProductHalf::High;
+    const bool mad = in.ns == 3;
     for_lanes(x.mask, [&](unsigned l) {
         int64_t a, b;
         uint32_t ra = uint32_t(rd(x, in.s[0], l)), rb = uint32_t(rd(x, in.s[1], l));
@@ -322,7 +341,7 @@ void brev_h(Exec& x, const Inst& in) {
 template <class T>
 void bfind_h(Exec& x, const Inst& in) {
     constexpr int W = int(sizeof(T) * 8);
-    bool shiftamt = in.mode == 1;
+    const bool shiftamt = in.mode_as<BitPosition>() == BitPosition::ShiftAmount;
     for_lanes(x.mask, [&](unsigned l) {
         T a = as<T>(rd(x, in.s[0], l));
         U<T> u = U<T>(a);
@@ -332,8 +351,8 @@ void bfind_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, r);
     });
 }
-// The modes .f4e, .b4e, .rc8, .ecl, .ecr, .rc16 (in.mode 1..6) as default-mode selectors (byte
-// indices into {b, a}, d.b3 in the top nibble) for each value of c[1:0] (PTX ISA, prmt).
+// The modes .f4e, .b4e, .rc8, .ecl, .ecr, .rc16 (PermuteMode F4e..Rc16) as general selectors
+// (byte indices into {b, a}, d.b3 in the top nibble) for each value of c[1:0] (PTX ISA, prmt).
 constexpr uint16_t kPrmtModes[6][4] = {
     {0x3210, 0x4321, 0x5432, 0x6543}, {0x5670, 0x6701, 0x7012, 0x0123},
     {0x0000, 0x1111, 0x2222, 0x3333}, {0x3210, 0x3211, 0x3222, 0x3333},
@@ -343,7 +362,8 @@ void prmt_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         uint64_t v = (uint64_t(uint32_t(rd(x, in.s[1], l))) << 32) | uint32_t(rd(x, in.s[0], l));
         uint32_t c = uint32_t(rd(x, in.s[2], l)), r = 0;
-        if (in.mode) c = kPrmtModes[in.mode - 1][c & 3];
+        if (auto m = in.mode_as<PermuteMode>(); m != PermuteMode::General)
+            c = kPrmtModes[size_t(m) - 1][c & 3];
         for (unsigned i = 0; i < 4; ++i) {
             unsigned sel = (c >> (4 * i)) & 0xf;
             uint8_t b = uint8_t(v >> (8 * (sel & 7)));
@@ -354,7 +374,7 @@ void prmt_h(Exec& x, const Inst& in) {
     });
 }
 void shf_h(Exec& x, const Inst& in) {
-    bool left = in.mode & 1, clamp = in.mode & 2;
+    const bool left = in.mode & ShiftLeft, clamp = in.mode & ClampShift;
     for_lanes(x.mask, [&](unsigned l) {
         uint64_t v = (uint64_t(uint32_t(rd(x, in.s[1], l))) << 32) | uint32_t(rd(x, in.s[0], l));
         uint32_t n = uint32_t(rd(x, in.s[2], l));
@@ -398,7 +418,7 @@ void selp_h(Exec& x, const Inst& in) {
     (void)sizeof(T);
 }
 void pack_h(Exec& x, const Inst& in) {
-    unsigned part = ty_bytes(in.t) * 8 / in.vec;
+    unsigned part = ptx::type_bytes(in.t) * 8 / in.vec;
     uint64_t mask = part >= 64 ? ~uint64_t(0) : (uint64_t(1) << part) - 1;
     for_lanes(x.mask, [&](unsigned l) {
         uint64_t v = 0;
@@ -408,7 +428,7 @@ void pack_h(Exec& x, const Inst& in) {
     });
 }
 void unpack_h(Exec& x, const Inst& in) {
-    unsigned part = ty_bytes(in.t) * 8 / in.vec;
+    unsigned part = ptx::type_bytes(in.t) * 8 / in.vec;
     uint64_t mask = part >= 64 ? ~uint64_t(0) : (uint64_t(1) << part) - 1;
     for_lanes(x.mask, [&](unsigned l) {
         uint64_t v = rd(x, in.s[0], l);
@@ -581,152 +601,211 @@ struct mad_wide_w {
 
 } // namespace
 
-Handler select_int(const DecodeRequest& r, Inst& in) {
-    const std::string& op = r.op;
-    Ty t = in.t;
-    if (op == "mov.vector") {
-        if (in.mode == 1) return pack_h;
+namespace {
+
+Handler select_move(const DecodeRequest& r, Ty t) {
+    switch (r.form) {
+    case OperandForm::Pack:
+        return pack_h;
+    case OperandForm::Unpack:
         return unpack_h;
+    case OperandForm::FrameAddress:
+        return mov_frame_h;
+    case OperandForm::Plain:
+    case OperandForm::SpecialRegister:
+        break;
     }
-    if (op == "mov.frame") return mov_frame_h;
-    if (op == "mov") {
-        if (t == Ty::Pred) return mov_pred_h;
-        if (t == Ty::F32) return mov_h<uint32_t>;
-        if (t == Ty::F64) return mov_h<uint64_t>;
-        if (t == Ty::F16 || t == Ty::BF16) return mov_h<uint16_t>;
-        return by_int<mov_w>(t);
-    }
-    if (t == Ty::Pred) {
-        if (op == "and") return and_h<uint64_t>;
-        if (op == "or") return or_h<uint64_t>;
-        if (op == "xor") return xor_h<uint64_t>;
-        if (op == "not") return not_pred_h;
-        if (op == "selp") return selp_h<uint64_t>;
+    if (t == Ty::Pred) return mov_pred_h;
+    if (t == Ty::F32) return mov_h<uint32_t>;
+    if (t == Ty::F64) return mov_h<uint64_t>;
+    if (t == Ty::F16 || t == Ty::BF16) return mov_h<uint16_t>;
+    return by_int<mov_w>(t);
+}
+
+Handler select_predicate_logic(Opcode op) {
+    switch (op) {
+    case Opcode::And:
+        return and_h<uint64_t>;
+    case Opcode::Or:
+        return or_h<uint64_t>;
+    case Opcode::Xor:
+        return xor_h<uint64_t>;
+    case Opcode::Not:
+        return not_pred_h;
+    case Opcode::Selp:
+        return selp_h<uint64_t>;
+    default:
         return nullptr;
     }
-    if (op == "selp") return ty_float(t) ? selp_h<uint64_t> : by_int<selp_w>(t);
-    if (ty_float(t) && op != "set" && op != "slct") return nullptr;
-    if (op == "addc" || op == "subc" || op == "madc" || r.has(".cc")) {
-        bool sub = op == "sub" || op == "subc", mul = op == "mad" || op == "madc";
-        bool carry_in = op == "addc" || op == "subc" || op == "madc";
-        if (in.sat || (op != "add" && op != "sub" && op != "mad" && !carry_in)) return nullptr;
-        if (mul && r.has(".wide")) return nullptr;
-        in.mode = uint8_t((carry_in ? 1 : 0) | (r.has(".cc") ? 2 : 0) | (sub ? 4 : 0) |
-                          (mul ? 8 : 0) | (mul && r.has(".hi") ? 16 : 0));
-        switch (t) {
-        case Ty::U32:
-        case Ty::B32:
-            return carry_h<uint32_t>;
-        case Ty::S32:
-            return carry_h<int32_t>;
-        case Ty::U64:
-        case Ty::B64:
-            return carry_h<uint64_t>;
-        case Ty::S64:
-            return carry_h<int64_t>;
-        default:
-            return nullptr;
-        }
+}
+
+// add.cc, addc, sub.cc, subc, mad.cc, madc: arithmetic through the carry flag.
+Handler select_carry(const DecodeRequest& r, Inst& in) {
+    const Opcode op = r.op;
+    const bool carry_in = op == Opcode::Addc || op == Opcode::Subc || op == Opcode::Madc;
+    const bool sub = op == Opcode::Sub || op == Opcode::Subc;
+    const bool mul = op == Opcode::Mad || op == Opcode::Madc;
+    if (in.sat || (op != Opcode::Add && op != Opcode::Sub && op != Opcode::Mad && !carry_in))
+        return nullptr;
+    if (mul && r.has(Modifier::Wide)) return nullptr;
+    in.mode = uint8_t((carry_in ? ReadCarry : 0) | (r.has(Modifier::Cc) ? WriteCarry : 0) |
+                      (sub ? Subtract : 0) | (mul ? MultiplyFirst : 0) |
+                      (mul && r.has(Modifier::Hi) ? HighProduct : 0));
+    switch (in.t) {
+    case Ty::U32:
+    case Ty::B32:
+        return carry_h<uint32_t>;
+    case Ty::S32:
+        return carry_h<int32_t>;
+    case Ty::U64:
+    case Ty::B64:
+        return carry_h<uint64_t>;
+    case Ty::S64:
+        return carry_h<int64_t>;
+    default:
+        return nullptr;
     }
-    if (op == "add") {
+}
+
+// mul and mad: the low half, the high half or the whole (.wide) product.
+Handler select_product(const DecodeRequest& r, Ty t) {
+    const bool mad = r.op == Opcode::Mad;
+    if (r.has(Modifier::Hi)) return mad ? by_int<mad_hi_w>(t) : by_int<mul_hi_w>(t);
+    if (r.has(Modifier::Wide)) return mad ? by_int<mad_wide_w>(t) : by_int<mul_wide_w>(t);
+    return mad ? by_int<mad_lo_w>(t) : by_int<mul_lo_w>(t);
+}
+
+// popc, clz, brev on .b32 and .b64.
+Handler select_bit_count(Opcode op, Ty t) {
+    const bool w64 = t == Ty::B64;
+    if (t != Ty::B32 && !w64) return nullptr;
+    if (op == Opcode::Popc) return w64 ? popc_h<uint64_t> : popc_h<uint32_t>;
+    if (op == Opcode::Clz) return w64 ? clz_h<uint64_t> : clz_h<uint32_t>;
+    return w64 ? brev_h<uint64_t> : brev_h<uint32_t>;
+}
+
+Handler select_bfind(const DecodeRequest& r, Inst& in) {
+    in.set_mode(r.has(Modifier::Shiftamt) ? BitPosition::ShiftAmount : BitPosition::Index);
+    switch (in.t) {
+    case Ty::S32:
+        return bfind_h<int32_t>;
+    case Ty::U32:
+        return bfind_h<uint32_t>;
+    case Ty::S64:
+        return bfind_h<int64_t>;
+    case Ty::U64:
+        return bfind_h<uint64_t>;
+    default:
+        return nullptr;
+    }
+}
+
+PermuteMode permute_mode(const DecodeRequest& r) {
+    static constexpr std::pair<Modifier, PermuteMode> modes[] = {
+        {Modifier::F4e, PermuteMode::F4e}, {Modifier::B4e, PermuteMode::B4e},
+        {Modifier::Rc8, PermuteMode::Rc8}, {Modifier::Ecl, PermuteMode::Ecl},
+        {Modifier::Ecr, PermuteMode::Ecr}, {Modifier::Rc16, PermuteMode::Rc16}};
+    PermuteMode found = PermuteMode::General;
+    for (auto [m, mode] : modes)
+        if (r.has(m)) found = mode;
+    return found;
+}
+
+Handler select_dp4a(Ty a, Ty b) {
+    if (a == Ty::S32 && b == Ty::S32) return dp4a_h<true, true>;
+    if (a == Ty::U32 && b == Ty::U32) return dp4a_h<false, false>;
+    if (a == Ty::S32 && b == Ty::U32) return dp4a_h<true, false>;
+    if (a == Ty::U32 && b == Ty::S32) return dp4a_h<false, true>;
+    return nullptr;
+}
+
+} // namespace
+
+Handler select_int(const DecodeRequest& r, Inst& in) {
+    const Opcode op = r.op;
+    const Ty t = in.t;
+    if (op == Opcode::Mov) return select_move(r, t);
+    if (t == Ty::Pred) return select_predicate_logic(op);
+    if (op == Opcode::Selp) return ptx::is_float(t) ? selp_h<uint64_t> : by_int<selp_w>(t);
+    if (ptx::is_float(t) && op != Opcode::Set && op != Opcode::Slct) return nullptr;
+    if (op == Opcode::Addc || op == Opcode::Subc || op == Opcode::Madc || r.has(Modifier::Cc))
+        return select_carry(r, in);
+    switch (op) {
+    case Opcode::Add:
         if (in.sat) return t == Ty::S32 ? add_sat_h : nullptr;
         return by_int<add_w>(t);
-    }
-    if (op == "sub") {
+    case Opcode::Sub:
         if (in.sat) return t == Ty::S32 ? sub_sat_h : nullptr;
         return by_int<sub_w>(t);
-    }
-    if (op == "mul") {
-        if (in.mode == 2) return by_int<mul_hi_w>(t);
-        if (in.mode == 3) return by_int<mul_wide_w>(t);
-        return by_int<mul_lo_w>(t);
-    }
-    if (op == "mad") {
-        if (in.mode == 2) return by_int<mad_hi_w>(t);
-        if (in.mode == 3) return by_int<mad_wide_w>(t);
-        return by_int<mad_lo_w>(t);
-    }
-    if (op == "mul24" || op == "mad24") {
+    case Opcode::Mul:
+    case Opcode::Mad:
+        return select_product(r, t);
+    case Opcode::Mul24:
+    case Opcode::Mad24:
+        in.set_mode(r.has(Modifier::Hi) ? ProductHalf::High : ProductHalf::Low);
         if (t == Ty::S32) return mul24_h<int32_t>;
         if (t == Ty::U32) return mul24_h<uint32_t>;
         return nullptr;
-    }
-    if (op == "div") return by_int<div_w>(t);
-    if (op == "rem") return by_int<rem_w>(t);
-    if (op == "min" && !r.has(".relu")) return by_int<min_w>(t);
-    if (op == "max" && !r.has(".relu")) return by_int<max_w>(t);
-    if (op == "abs") return by_int<abs_w>(t);
-    if (op == "neg") return by_int<neg_w>(t);
-    if (op == "and") return by_int<and_w>(t);
-    if (op == "or") return by_int<or_w>(t);
-    if (op == "xor") return by_int<xor_w>(t);
-    if (op == "not") return by_int<not_w>(t);
-    if (op == "cnot") return by_int<cnot_w>(t);
-    if (op == "shl") return by_int<shl_w>(t);
-    if (op == "shr") return by_int<shr_w>(t);
-    if (op == "bfe") return by_int<bfe_w>(t);
-    if (op == "bfi") {
+    case Opcode::Div:
+        return by_int<div_w>(t);
+    case Opcode::Rem:
+        return by_int<rem_w>(t);
+    case Opcode::Min:
+        return r.has(Modifier::Relu) ? nullptr : by_int<min_w>(t);
+    case Opcode::Max:
+        return r.has(Modifier::Relu) ? nullptr : by_int<max_w>(t);
+    case Opcode::Abs:
+        return by_int<abs_w>(t);
+    case Opcode::Neg:
+        return by_int<neg_w>(t);
+    case Opcode::And:
+        return by_int<and_w>(t);
+    case Opcode::Or:
+        return by_int<or_w>(t);
+    case Opcode::Xor:
+        return by_int<xor_w>(t);
+    case Opcode::Not:
+        return by_int<not_w>(t);
+    case Opcode::Cnot:
+        return by_int<cnot_w>(t);
+    case Opcode::Shl:
+        return by_int<shl_w>(t);
+    case Opcode::Shr:
+        return by_int<shr_w>(t);
+    case Opcode::Bfe:
+        return by_int<bfe_w>(t);
+    case Opcode::Bfi:
         if (t == Ty::B32) return bfi_h<uint32_t>;
         if (t == Ty::B64) return bfi_h<uint64_t>;
         return nullptr;
-    }
-    if (op == "popc" || op == "clz" || op == "brev") {
-        bool w64 = t == Ty::B64;
-        if (t != Ty::B32 && !w64) return nullptr;
-        if (op == "popc") return w64 ? popc_h<uint64_t> : popc_h<uint32_t>;
-        if (op == "clz") return w64 ? clz_h<uint64_t> : clz_h<uint32_t>;
-        return w64 ? brev_h<uint64_t> : brev_h<uint32_t>;
-    }
-    if (op == "bfind") {
-        in.mode = r.has(".shiftamt") ? 1 : 0;
-        switch (t) {
-        case Ty::S32:
-            return bfind_h<int32_t>;
-        case Ty::U32:
-            return bfind_h<uint32_t>;
-        case Ty::S64:
-            return bfind_h<int64_t>;
-        case Ty::U64:
-            return bfind_h<uint64_t>;
-        default:
-            return nullptr;
-        }
-    }
-    if (op == "prmt") {
-        static const char* const modes[] = {".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"};
-        in.mode = 0;
-        for (uint8_t i = 0; i < 6; ++i)
-            if (r.has(modes[i])) in.mode = uint8_t(i + 1);
+    case Opcode::Popc:
+    case Opcode::Clz:
+    case Opcode::Brev:
+        return select_bit_count(op, t);
+    case Opcode::Bfind:
+        return select_bfind(r, in);
+    case Opcode::Prmt:
+        in.set_mode(permute_mode(r));
         return prmt_h;
-    }
-    if (op == "shf") {
+    case Opcode::Shf:
         if (t != Ty::B32) return nullptr;
-        in.mode = uint8_t((r.has(".l") ? 1 : 0) | (r.has(".clamp") ? 2 : 0));
+        in.mode = uint8_t((r.has(Modifier::L) ? ShiftLeft : 0) |
+                          (r.has(Modifier::Clamp) ? ClampShift : 0));
         return shf_h;
-    }
-    if (op == "sad") return by_int<sad_w>(t);
-    if (op == "dp4a") {
-        if (in.t == Ty::S32 && in.t2 == Ty::S32) return dp4a_h<true, true>;
-        if (in.t == Ty::U32 && in.t2 == Ty::U32) return dp4a_h<false, false>;
-        if (in.t == Ty::S32 && in.t2 == Ty::U32) return dp4a_h<true, false>;
-        if (in.t == Ty::U32 && in.t2 == Ty::S32) return dp4a_h<false, true>;
+    case Opcode::Sad:
+        return by_int<sad_w>(t);
+    case Opcode::Dp4a:
+        return select_dp4a(in.t, in.t2);
+    case Opcode::Setp:
+        return ptx::is_float(in.t2) ? nullptr : by_int<setp_int_w>(in.t2);
+    case Opcode::Set:
+        if (ptx::is_float(in.t2) || in.nd != 1) return nullptr;
+        return by_int<set_int_w>(in.t2);
+    case Opcode::Slct:
+        return slct_h<uint64_t>;
+    default:
         return nullptr;
     }
-    if (op == "selp") {
-        if (ty_float(t)) return selp_h<uint64_t>;
-        return by_int<selp_w>(t);
-    }
-    if (op == "setp") {
-        if (ty_float(in.t2)) return nullptr;
-        return by_int<setp_int_w>(in.t2);
-    }
-    if (op == "set") {
-        if (ty_float(in.t2)) return nullptr;
-        if (in.nd != 1) return nullptr;
-        return by_int<set_int_w>(in.t2);
-    }
-    if (op == "slct") return slct_h<uint64_t>;
-    return nullptr;
 }
 
 } // namespace cfr::emu

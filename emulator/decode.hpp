@@ -1,7 +1,9 @@
 // Decoding a parsed PTX module into the executable Program: symbol resolution, register
-// numbering, frame layout, module globals and their initialisers, handler selection.
+// numbering, frame layout, module globals and their initialisers, handler selection
+// (decode*.cpp, initializer.cpp, reconvergence.cpp).
 #pragma once
 
+#include "emulator/error.hpp"
 #include "emulator/memory.hpp"
 #include "emulator/program.hpp"
 #include "ptx/ir.hpp"
@@ -13,16 +15,6 @@
 
 namespace cfr::emu {
 
-struct DecodeRequest {
-    std::string op;
-    std::vector<std::string> mods;
-    bool has(std::string_view m) const {
-        for (auto& x : mods)
-            if (x == m) return true;
-        return false;
-    }
-};
-
 struct ModuleGlobal {
     uint64_t address = 0;
     uint64_t bytes = 0;
@@ -32,7 +24,7 @@ struct DecodedModule {
     Program program;
     std::map<std::string, ModuleGlobal, std::less<>> globals; // .global and .const variables
     std::vector<uint64_t> allocations;                        // to free on unload
-    std::string error; // a module-level error (bad initialiser, out of memory)
+    Error error; // a module-level error (bad initialiser, out of memory)
 };
 
 // Allocates the module's .global/.const variables in `memory` and decodes every function.
@@ -48,8 +40,6 @@ std::string parse_initializer(std::string_view text, std::string_view type, uint
 
 // Immediate spelling to bits of type t (integers masked to width, floats converted).
 bool immediate_bits(std::string_view text, Ty t, uint64_t& out);
-
-Ty type_of(std::string_view mod); // ".u32" -> Ty::U32; Ty::None if not a type
 
 // Module-wide basic blocks and immediate post-dominators for one decoded function: fills
 // Inst::leader/block and the rpc of every branch (reconvergence.cpp).

@@ -137,10 +137,10 @@ Error Device::load_module(const ptx::Module& m, std::string_view filename, Modul
     } catch (const std::exception& e) {
         return err(ErrorCode::InvalidPtx, std::string(filename) + ": " + e.what());
     }
-    if (!mod.decoded.error.empty()) {
+    if (const Error& e = mod.decoded.error) {
         for (uint64_t a : mod.decoded.allocations)
             impl_->memory.release(a);
-        return err(ErrorCode::InvalidPtx, std::string(filename) + ": " + mod.decoded.error);
+        return err(e.code, std::string(filename) + ": " + e.message);
     }
     impl_->modules.push_back(std::move(mod));
     *out = &impl_->modules.back();
@@ -278,13 +278,9 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
     while (!work.empty()) {
         uint32_t f = work.back();
         work.pop_back();
-        if (!p.functions[f].error.empty()) {
-            bool unsupported = p.functions[f].error.find("unsupported") != std::string::npos ||
-                               p.functions[f].error.find("not supported") != std::string::npos;
-            return err(unsupported ? ErrorCode::Unsupported : ErrorCode::InvalidPtx,
-                       kernel->module->filename + ": kernel '" + k.name + "': function '" +
-                           p.functions[f].name + "': " + p.functions[f].error);
-        }
+        if (const Error& e = p.functions[f].error)
+            return err(e.code, kernel->module->filename + ": kernel '" + k.name + "': function '" +
+                                   p.functions[f].name + "': " + e.message);
         for (uint32_t c : p.functions[f].callees)
             if (!reach[c]) {
                 reach[c] = 1;
@@ -413,8 +409,8 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
         const DFunction& fd = p.functions[f];
         for (uint32_t pc = fd.begin_pc; pc < fd.end_pc; ++pc) {
             const Inst& in = p.code[pc];
-            std::string_view n = in.name;
-            bool branch = (n.rfind("bra", 0) == 0 && in.guard != kNone) || n.rfind("brx", 0) == 0;
+            bool branch =
+                (in.op == ptx::Opcode::Bra && in.guard != kNone) || in.op == ptx::Opcode::Brx;
             if (!branch) continue;
             BranchStats b;
             b.function = fd.name;

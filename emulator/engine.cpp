@@ -219,7 +219,9 @@ void check_repeat(Exec& x) {
 
 // bar.red completes: every lane that took part receives the block-wide result.
 void deliver_reduction(Warp& w, const Barrier& b) {
-    uint64_t v = w.red_op == 1 ? b.red_popc : w.red_op == 2 ? b.red_and : b.red_or;
+    uint64_t v = w.red_op == BarrierReduction::Popc  ? b.red_popc
+                 : w.red_op == BarrierReduction::And ? b.red_and
+                                                     : b.red_or;
     uint64_t* r = w.regs.data() + w.frames.back().reg_base + size_t(w.red_dest) * 32;
     for_lanes(w.red_lanes, [&](unsigned l) { r[l] = v; });
     w.red_dest = kNone;

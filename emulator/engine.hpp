@@ -49,6 +49,9 @@ struct BlockSeen {
 
 enum class WarpState : uint8_t { Ready, Barrier, Done };
 
+// What bar.red computes over the predicates of the threads that arrive.
+enum class BarrierReduction : uint8_t { None, Popc, And, Or };
+
 struct Warp {
     uint32_t index = 0; // within the block
     uint32_t valid = 0; // lanes that hold threads
@@ -56,7 +59,7 @@ struct Warp {
     uint32_t barrier = 0;
     uint32_t red_dest = kNone; // bar.red: register receiving the reduction, for red_lanes
     uint32_t red_lanes = 0;
-    uint8_t red_op = 0; // 1 popc, 2 and, 3 or
+    BarrierReduction red_op = BarrierReduction::None;
     uint32_t carry = 0; // CC.CF of each lane (add.cc, addc, ...)
     std::vector<StackEntry> stack;
     std::vector<Frame> frames;
@@ -194,17 +197,6 @@ inline uint64_t effective_address(const Exec& x, const Inst& in, unsigned lane) 
     if (in.addr.frame_relative) a += x.w->frames.back().local_base;
     return a;
 }
-
-// Handler selection: returns nullptr when the combination is not supported.
-struct DecodeRequest; // decode.cpp
-Handler select_int(const DecodeRequest& r, Inst& in);
-Handler select_float(const DecodeRequest& r, Inst& in);
-Handler select_half(const DecodeRequest& r, Inst& in); // f16, f16x2, bf16, bf16x2 arithmetic
-Handler select_convert(const DecodeRequest& r, Inst& in);
-Handler select_memory(const DecodeRequest& r, Inst& in);
-Handler select_warp(const DecodeRequest& r, Inst& in);
-Handler select_control(const DecodeRequest& r, Inst& in);
-Handler select_texture(const DecodeRequest& r, Inst& in);
 
 // Reconvergence-stack operations used by control handlers.
 void branch_to(Exec& x, const Inst& in, uint32_t taken_mask, uint32_t target);

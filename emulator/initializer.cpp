@@ -1,63 +1,33 @@
-// PTX literal spellings: type names, immediates (decimal, hex, octal, binary, 0f/0d float bits,
+// PTX literal spellings: immediates (decimal, hex, octal, binary, 0f/0d float bits,
 // decimal floats) and variable initialisers ({...} lists, nested braces, generic(sym)+off).
 #include "emulator/decode.hpp"
+#include "ptx/literal.hpp"
 
 #include <bit>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 namespace cfr::emu {
 
-Ty type_of(std::string_view m) {
-    static const std::pair<const char*, Ty> table[] = {
-        {".b8", Ty::B8},   {".b16", Ty::B16},     {".b32", Ty::B32},   {".b64", Ty::B64},
-        {".u8", Ty::U8},   {".u16", Ty::U16},     {".u32", Ty::U32},   {".u64", Ty::U64},
-        {".s8", Ty::S8},   {".s16", Ty::S16},     {".s32", Ty::S32},   {".s64", Ty::S64},
-        {".f16", Ty::F16}, {".f16x2", Ty::F16x2}, {".bf16", Ty::BF16}, {".bf16x2", Ty::BF16x2},
-        {".f32", Ty::F32}, {".f64", Ty::F64},     {".pred", Ty::Pred}};
-    for (auto& [n, t] : table)
-        if (m == n) return t;
-    return Ty::None;
-}
-
 namespace {
 
-bool parse_int(std::string_view s, bool& negative, uint64_t& mag) {
+// A signed integer spelling: an optional sign, then an unsigned literal (ptx/literal.hpp).
+bool parse_int(std::string_view s, bool& negative, uint64_t& magnitude) {
     negative = false;
     if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
         negative = s[0] == '-';
         s.remove_prefix(1);
     }
-    if (!s.empty() && (s.back() == 'U' || s.back() == 'u')) s.remove_suffix(1);
-    if (s.empty()) return false;
-    int base = 10;
-    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-        base = 16;
-        s.remove_prefix(2);
-    } else if (s.size() > 2 && s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) {
-        base = 2;
-        s.remove_prefix(2);
-    } else if (s.size() > 1 && s[0] == '0') {
-        base = 8;
-        s.remove_prefix(1);
-    }
-    uint64_t v = 0;
-    for (char c : s) {
-        int d;
-        if (c >= '0' && c <= '9')
-            d = c - '0';
-        else if (c >= 'a' && c <= 'f')
-            d = c - 'a' + 10;
-        else if (c >= 'A' && c <= 'F')
-            d = c - 'A' + 10;
-        else
-            return false;
-        if (d >= base) return false;
-        v = v * uint64_t(base) + uint64_t(d);
-    }
-    mag = v;
-    return true;
+    return ptx::parse_unsigned_literal(s, std::numeric_limits<uint64_t>::max(), magnitude) ==
+           ptx::LiteralError::None;
+}
+
+// The bits of a 0f / 0d float spelling: hexadecimal digits after the prefix.
+bool parse_float_bits(std::string_view digits, uint64_t& bits) {
+    return ptx::parse_digits(digits, 16, std::numeric_limits<uint64_t>::max(), bits) ==
+           ptx::LiteralError::None;
 }
 
 // A literal as a double (for float types) or as 64-bit integer bits.
@@ -77,8 +47,7 @@ bool parse_literal(std::string_view s, Literal& out) {
     }
     if (body.size() > 2 && body[0] == '0' && (body[1] == 'f' || body[1] == 'F')) {
         uint64_t v = 0;
-        bool n2;
-        if (!parse_int(std::string("0x") + std::string(body.substr(2)), n2, v)) return false;
+        if (!parse_float_bits(body.substr(2), v)) return false;
         float f = std::bit_cast<float>(uint32_t(v));
         out.is_float = true;
         out.is_f32_bits = true;
@@ -87,8 +56,7 @@ bool parse_literal(std::string_view s, Literal& out) {
     }
     if (body.size() > 2 && body[0] == '0' && (body[1] == 'd' || body[1] == 'D')) {
         uint64_t v = 0;
-        bool n2;
-        if (!parse_int(std::string("0x") + std::string(body.substr(2)), n2, v)) return false;
+        if (!parse_float_bits(body.substr(2), v)) return false;
         double d = std::bit_cast<double>(v);
         out.is_float = true;
         out.f = neg ? -d : d;
@@ -140,12 +108,12 @@ bool immediate_bits(std::string_view text, Ty t, uint64_t& out) {
     default:
         if (lit.is_float) {
             // A float literal in an integer/bit context: its f32 or f64 bit pattern.
-            out = ty_bytes(t) <= 4 ? std::bit_cast<uint32_t>(float(lit.f))
-                                   : std::bit_cast<uint64_t>(lit.f);
-            if (ty_bytes(t) == 2) out &= 0xffff;
+            out = ptx::type_bytes(t) <= 4 ? std::bit_cast<uint32_t>(float(lit.f))
+                                          : std::bit_cast<uint64_t>(lit.f);
+            if (ptx::type_bytes(t) == 2) out &= 0xffff;
             return true;
         }
-        out = mask_bits(lit.i, ty_bytes(t) ? ty_bytes(t) : 8);
+        out = mask_bits(lit.i, ptx::type_bytes(t) ? ptx::type_bytes(t) : 8);
         return true;
     }
 }
@@ -244,7 +212,7 @@ struct InitParser {
 std::string parse_initializer(std::string_view text, std::string_view type, uint32_t elem_bytes,
                               std::vector<uint8_t>& out,
                               const std::map<std::string, ModuleGlobal, std::less<>>& symbols) {
-    InitParser ip{text, 0, type_of(type), elem_bytes, out, symbols, {}};
+    InitParser ip{text, 0, ptx::type_from(type), elem_bytes, out, symbols, {}};
     if (!ip.value()) return ip.err;
     ip.ws();
     if (ip.p != text.size()) return "unexpected text after the initialiser";

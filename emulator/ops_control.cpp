@@ -1,8 +1,8 @@
 // Control instructions: bra, brx.idx, call (incl. the vprintf / __assertfail built-ins), ret,
 // exit, trap, barriers (bar.sync, bar.arrive, barrier.sync[.aligned] with optional thread count)
 // and the functional no-ops (membar, fence, nanosleep).
-#include "emulator/decode.hpp"
 #include "emulator/engine.hpp"
+#include "emulator/select.hpp"
 
 #include <cstdio>
 
@@ -11,6 +11,27 @@ namespace cfr::emu {
 void do_call(Exec& x, const Inst& in); // engine.cpp
 
 namespace {
+
+using ptx::Modifier;
+using ptx::Opcode;
+
+// Inst::mode of bar and barrier: wait for the block, only arrive, or wait and reduce (bar.red).
+enum class BarrierMode : uint8_t { Wait, Arrive, ReducePopc, ReduceAnd, ReduceOr };
+
+BarrierReduction reduction(BarrierMode mode) {
+    switch (mode) {
+    case BarrierMode::ReducePopc:
+        return BarrierReduction::Popc;
+    case BarrierMode::ReduceAnd:
+        return BarrierReduction::And;
+    case BarrierMode::ReduceOr:
+        return BarrierReduction::Or;
+    case BarrierMode::Wait:
+    case BarrierMode::Arrive:
+        break;
+    }
+    return BarrierReduction::None;
+}
 
 void bra_h(Exec& x, const Inst& in) {
     if (in.guard != kNone) x.C->branch_visits[x.pc]++;
@@ -94,8 +115,8 @@ void trap_h(Exec& x, const Inst&) {
     if (x.mask) fault(x, ErrorCode::Trap, "trap", int(std::countr_zero(x.mask)));
 }
 
-// bar.sync / barrier.sync / bar.red: mode bit 0 = arrive only, bits 1-2 = reduction (1 popc,
-// 2 and, 3 or) of the predicate in the last source, delivered when the barrier completes.
+// bar.sync / barrier.sync / bar.arrive / bar.red: the mode is a BarrierMode; a reduction of the
+// predicate in the last source is delivered when the barrier completes.
 void bar_h(Exec& x, const Inst& in) {
     if (!x.mask) return;
     unsigned l = unsigned(std::countr_zero(x.mask));
@@ -104,14 +125,15 @@ void bar_h(Exec& x, const Inst& in) {
         fault(x, ErrorCode::InvalidLaunch, "barrier id " + std::to_string(id) + " out of range",
               int(l));
     Barrier& b = x.B->barriers[id];
-    const uint8_t red = uint8_t(in.mode >> 1);
-    const unsigned counted = red ? 2 : 1; // sources before the thread count
+    const BarrierMode mode = in.mode_as<BarrierMode>();
+    const BarrierReduction red = reduction(mode);
+    const unsigned counted = red != BarrierReduction::None ? 2 : 1; // sources before the count
     if (in.ns > counted) {
         uint32_t count = uint32_t(rd(x, in.s[1], l));
         b.expected = (count + 31) / 32;
     }
     b.arrived++;
-    if (red) {
+    if (red != BarrierReduction::None) {
         const Src& pred = in.s[in.ns - 1];
         uint32_t set = 0;
         for_lanes(x.mask,
@@ -123,7 +145,7 @@ void bar_h(Exec& x, const Inst& in) {
         x.w->red_lanes = x.mask;
         x.w->red_op = red;
     }
-    if (in.mode & 1) return;
+    if (mode == BarrierMode::Arrive) return;
     x.w->state = WarpState::Barrier;
     x.w->barrier = id;
 }
@@ -230,38 +252,64 @@ void run_builtin(Exec& x, const DFunction& callee, uint32_t base) {
     });
 }
 
+namespace {
+
+// bar, barrier: bar.red needs a destination, a barrier id and a predicate, and does not arrive.
+Handler select_barrier(const DecodeRequest& r, Inst& in) {
+    const bool arrive = r.has(Modifier::Arrive);
+    in.set_mode(arrive ? BarrierMode::Arrive : BarrierMode::Wait);
+    if (!r.has(Modifier::Red)) return bar_h;
+    const BarrierMode red = r.has(Modifier::Popc)  ? BarrierMode::ReducePopc
+                            : r.has(Modifier::And) ? BarrierMode::ReduceAnd
+                            : r.has(Modifier::Or)  ? BarrierMode::ReduceOr
+                                                   : BarrierMode::Wait;
+    if (red == BarrierMode::Wait || arrive || in.nd != 1 || in.ns < 2) return nullptr;
+    in.set_mode(red);
+    return bar_h;
+}
+
+} // namespace
+
+Handler select_function_end(Inst& in) {
+    in.control = true;
+    return end_h;
+}
+
 Handler select_control(const DecodeRequest& r, Inst& in) {
-    const std::string& op = r.op;
-    if (op == "$end") {
-        in.control = true;
-        return end_h;
-    }
-    if (op == "membar" || op == "fence" || op == "nanosleep" || op == "pmevent") {
-        in.control = false;
+    switch (r.op) {
+    case Opcode::Membar:
+    case Opcode::Fence:
+    case Opcode::Nanosleep:
+    case Opcode::Pmevent:
         return nop_h;
-    }
-    if (op == "bar" && r.has(".warp")) {
-        in.control = false;
-        return nop_h;
+    case Opcode::Bar:
+        if (r.has(Modifier::Warp)) return nop_h; // bar.warp.sync: warps run in lockstep here
+        break;
+    default:
+        break;
     }
     in.control = true;
-    if (op == "bra") return bra_h;
-    if (op == "brx") return r.has(".idx") ? brx_h : nullptr;
-    if (op == "call") return call_h;
-    if (op == "ret") return ret_h;
-    if (op == "exit") return exit_h;
-    if (op == "trap" || op == "brkpt") return trap_h;
-    if (op == "bar" || op == "barrier") {
-        in.mode = r.has(".arrive") ? 1 : 0;
-        if (r.has(".red")) {
-            uint8_t red = r.has(".popc") ? 1 : r.has(".and") ? 2 : r.has(".or") ? 3 : 0;
-            if (!red || in.mode || in.nd != 1 || in.ns < 2) return nullptr;
-            in.mode = uint8_t(red << 1);
-        }
-        return bar_h;
+    switch (r.op) {
+    case Opcode::Bra:
+        return bra_h;
+    case Opcode::Brx:
+        return r.has(Modifier::Idx) ? brx_h : nullptr;
+    case Opcode::Call:
+        return call_h;
+    case Opcode::Ret:
+        return ret_h;
+    case Opcode::Exit:
+        return exit_h;
+    case Opcode::Trap:
+    case Opcode::Brkpt:
+        return trap_h;
+    case Opcode::Bar:
+    case Opcode::Barrier:
+        return select_barrier(r, in);
+    default:
+        in.control = false;
+        return nullptr;
     }
-    in.control = false;
-    return nullptr;
 }
 
 } // namespace cfr::emu

@@ -1,11 +1,13 @@
 // Memory instructions: ld/ldu/st (scalar and vector, every state space and generic addressing),
 // atom/red (add incl. f32/f64, min, max, inc, dec, exch, cas, and, or, xor), cvta, isspacep and
 // prefetch. Every access is bounds- and alignment-checked; a bad one stops the launch.
-#include "emulator/decode.hpp"
 #include "emulator/engine.hpp"
+#include "emulator/select.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <utility>
 
 namespace cfr::emu {
 
@@ -231,44 +233,45 @@ void st_h(Exec& x, const Inst& in) {
     if (changed) x.L->write_epoch.fetch_add(1, std::memory_order_relaxed);
 }
 
-enum AtomOp : uint8_t { Add, Min, Max, Inc, Dec, Exch, Cas, And, Or, Xor };
+// Inst::mode of atom and red: the operation.
+enum class AtomOp : uint8_t { Add, Min, Max, Inc, Dec, Exch, Cas, And, Or, Xor };
 
 template <class T>
-T atom_apply(uint8_t op, T old, T b, T c) {
+T atom_apply(AtomOp op, T old, T b, T c) {
     switch (op) {
-    case Add:
+    case AtomOp::Add:
         if constexpr (std::is_floating_point_v<T>)
             return old + b;
         else
             return T(std::make_unsigned_t<T>(old) + std::make_unsigned_t<T>(b));
-    case Min:
+    case AtomOp::Min:
         if constexpr (std::is_floating_point_v<T>)
             return std::fmin(old, b);
         else
             return old < b ? old : b;
-    case Max:
+    case AtomOp::Max:
         if constexpr (std::is_floating_point_v<T>)
             return std::fmax(old, b);
         else
             return old > b ? old : b;
-    case Exch:
+    case AtomOp::Exch:
         return b;
-    case Cas:
+    case AtomOp::Cas:
         return old == b ? c : old;
     default:
         break;
     }
     if constexpr (std::is_integral_v<T>) {
         switch (op) {
-        case Inc:
+        case AtomOp::Inc:
             return (old >= b) ? T(0) : T(old + 1);
-        case Dec:
+        case AtomOp::Dec:
             return (old == 0 || old > b) ? b : T(old - 1);
-        case And:
+        case AtomOp::And:
             return T(old & b);
-        case Or:
+        case AtomOp::Or:
             return T(old | b);
-        case Xor:
+        case AtomOp::Xor:
             return T(old ^ b);
         default:
             break;
@@ -291,12 +294,12 @@ void atom_h(Exec& x, const Inst& in) {
         if (locked && global) {
             std::lock_guard g(x.L->memory->lock_for(a));
             std::memcpy(&old, p, sizeof(T));
-            T n = atom_apply<T>(in.mode, old, b, c);
+            T n = atom_apply<T>(in.mode_as<AtomOp>(), old, b, c);
             if (std::memcmp(&n, &old, sizeof(T)) != 0) changed = true;
             std::memcpy(p, &n, sizeof(T));
         } else {
             std::memcpy(&old, p, sizeof(T));
-            T n = atom_apply<T>(in.mode, old, b, c);
+            T n = atom_apply<T>(in.mode_as<AtomOp>(), old, b, c);
             if (std::memcmp(&n, &old, sizeof(T)) != 0) changed = true;
             std::memcpy(p, &n, sizeof(T));
         }
@@ -305,37 +308,34 @@ void atom_h(Exec& x, const Inst& in) {
     if (changed) x.L->write_epoch.fetch_add(1, std::memory_order_relaxed);
 }
 
+// Inst::mode of cvta: which way it converts between the generic window of its state space
+// (Inst::addr.space) and the space's own addresses.
+enum class Conversion : uint8_t { Identity, ToGeneric, FromGeneric };
+
+// The generic address window of a windowed state space (Shared, Local, KernelParam).
+uint64_t generic_window(Space s) {
+    return s == Space::Shared ? kSharedWindow : s == Space::Local ? kLocalWindow : kParamWindow;
+}
+
 void cvta_h(Exec& x, const Inst& in) {
-    // mode: 0 identity, 1 to generic (add window), 2 from generic (subtract window)
-    uint64_t window = in.target;
-    uint64_t w64 = window == 1 ? kSharedWindow : window == 2 ? kLocalWindow : kParamWindow;
-    bool narrow = in.t == Ty::U32 || in.t == Ty::B32;
+    const uint64_t window = generic_window(in.addr.space);
+    const Conversion c = in.mode_as<Conversion>();
+    const bool narrow = in.t == Ty::U32 || in.t == Ty::B32;
     for_lanes(x.mask, [&](unsigned l) {
         uint64_t a = rd(x, in.s[0], l);
-        if (in.mode == 1) a += w64;
-        if (in.mode == 2) a -= w64;
+        if (c == Conversion::ToGeneric) a += window;
+        if (c == Conversion::FromGeneric) a -= window;
         wr(x, in.d[0], l, narrow ? uint32_t(a) : a);
     });
 }
+// Whether a generic address lies in the window of Inst::addr.space (global: below them all).
 void isspacep_h(Exec& x, const Inst& in) {
+    const Space s = in.addr.space;
+    const bool windowed = s == Space::Shared || s == Space::Local || s == Space::KernelParam;
+    const uint64_t window = generic_window(s);
     for_lanes(x.mask, [&](unsigned l) {
-        uint64_t a = rd(x, in.s[0], l);
-        bool r;
-        switch (in.mode) {
-        case 1:
-            r = a >= kSharedWindow && a < kSharedWindow + kWindowSize;
-            break;
-        case 2:
-            r = a >= kLocalWindow && a < kLocalWindow + kWindowSize;
-            break;
-        case 3:
-            r = a >= kParamWindow && a < kParamWindow + kWindowSize;
-            break;
-        default:
-            r = a < kSharedWindow;
-            break;
-        }
-        wr(x, in.d[0], l, r);
+        const uint64_t a = rd(x, in.s[0], l);
+        wr(x, in.d[0], l, windowed ? a >= window && a < window + kWindowSize : a < kSharedWindow);
     });
 }
 void nop_h(Exec&, const Inst&) {}
@@ -347,104 +347,121 @@ Handler ld_for(bool sign) {
 
 } // namespace
 
-Handler select_memory(const DecodeRequest& r, Inst& in) {
-    const std::string& op = r.op;
-    if (op == "prefetch" || op == "prefetchu" || op == "discard" || op == "applypriority")
-        return nop_h;
-    if (op == "ld" || op == "ldu" || op == "st") {
-        // A [symbol] of a .func's parameter or a local variable lives in the frame.
-        if (r.has(".param") && in.addr.frame_relative) in.addr.space = Space::Local;
-        if (!r.has(".param") && in.addr.space == Space::KernelParam && !in.addr.has_reg &&
-            !r.has(".global") && !r.has(".shared") && !r.has(".local") && !r.has(".const")) {
-            // a generic access naming a kernel parameter: the parameter window
-            in.addr.offset += int64_t(kParamWindow);
-            in.addr.space = Space::Generic;
-        }
-        unsigned n = ty_bytes(in.t);
-        if (n == 0 || in.vec > 4) return nullptr;
-        if (op == "st") {
-            switch (n) {
-            case 1:
-                return st_h<1>;
-            case 2:
-                return st_h<2>;
-            case 4:
-                return st_h<4>;
-            case 8:
-                return st_h<8>;
-            }
-            return nullptr;
-        }
-        bool sign = ty_signed(in.t);
-        switch (n) {
-        case 1:
-            return ld_for<1>(sign);
-        case 2:
-            return ld_for<2>(sign);
-        case 4:
-            return ld_for<4>(sign);
-        case 8:
-            return ld_for<8>(sign);
-        }
+namespace {
+
+using ptx::Modifier;
+using ptx::Opcode;
+
+Handler select_load_store(const DecodeRequest& r, Inst& in) {
+    const bool named_space = r.has(Modifier::Param) || r.has(Modifier::Global) ||
+                             r.has(Modifier::Shared) || r.has(Modifier::Local) ||
+                             r.has(Modifier::Const);
+    // A [symbol] of a .func's parameter or a local variable lives in the frame.
+    if (r.has(Modifier::Param) && in.addr.frame_relative) in.addr.space = Space::Local;
+    if (!named_space && in.addr.space == Space::KernelParam && !in.addr.has_reg) {
+        // a generic access naming a kernel parameter: the parameter window
+        in.addr.offset += int64_t(kParamWindow);
+        in.addr.space = Space::Generic;
+    }
+    const unsigned n = ptx::type_bytes(in.t);
+    if (n == 0 || in.vec > 4) return nullptr;
+    const bool store = r.op == Opcode::St, sign = ptx::is_signed(in.t);
+    switch (n) {
+    case 1:
+        return store ? st_h<1> : ld_for<1>(sign);
+    case 2:
+        return store ? st_h<2> : ld_for<2>(sign);
+    case 4:
+        return store ? st_h<4> : ld_for<4>(sign);
+    case 8:
+        return store ? st_h<8> : ld_for<8>(sign);
+    default:
         return nullptr;
     }
-    if (op == "atom" || op == "red") {
-        static const std::pair<const char*, AtomOp> ops[] = {
-            {".add", Add},   {".min", Min}, {".max", Max}, {".inc", Inc}, {".dec", Dec},
-            {".exch", Exch}, {".cas", Cas}, {".and", And}, {".or", Or},   {".xor", Xor}};
-        int found = -1;
-        for (auto& [n, o] : ops)
-            if (r.has(n)) found = o;
-        if (found < 0 || in.vec != 1) return nullptr;
-        in.mode = uint8_t(found);
-        if (in.addr.space == Space::Const || in.addr.space == Space::KernelParam) return nullptr;
-        bool f = ty_float(in.t);
-        if (f && !(found == Add || found == Exch || found == Min || found == Max)) return nullptr;
-        switch (in.t) {
-        case Ty::B32:
-        case Ty::U32:
-            return atom_h<uint32_t>;
-        case Ty::S32:
-            return atom_h<int32_t>;
-        case Ty::B64:
-        case Ty::U64:
-            return atom_h<uint64_t>;
-        case Ty::S64:
-            return atom_h<int64_t>;
-        case Ty::F32:
-            return atom_h<float>;
-        case Ty::F64:
-            return atom_h<double>;
-        default:
-            return nullptr;
-        }
+}
+
+std::optional<AtomOp> atom_op(const DecodeRequest& r) {
+    static constexpr std::pair<Modifier, AtomOp> ops[] = {
+        {Modifier::Add, AtomOp::Add}, {Modifier::Min, AtomOp::Min}, {Modifier::Max, AtomOp::Max},
+        {Modifier::Inc, AtomOp::Inc}, {Modifier::Dec, AtomOp::Dec}, {Modifier::Exch, AtomOp::Exch},
+        {Modifier::Cas, AtomOp::Cas}, {Modifier::And, AtomOp::And}, {Modifier::Or, AtomOp::Or},
+        {Modifier::Xor, AtomOp::Xor}};
+    std::optional<AtomOp> found;
+    for (auto [m, op] : ops)
+        if (r.has(m)) found = op;
+    return found;
+}
+
+// atom and red; on floats only add, exch, min and max.
+Handler select_atomic(const DecodeRequest& r, Inst& in) {
+    const auto op = atom_op(r);
+    if (!op || in.vec != 1) return nullptr;
+    in.set_mode(*op);
+    if (in.addr.space == Space::Const || in.addr.space == Space::KernelParam) return nullptr;
+    if (ptx::is_float(in.t) &&
+        !(op == AtomOp::Add || op == AtomOp::Exch || op == AtomOp::Min || op == AtomOp::Max))
+        return nullptr;
+    switch (in.t) {
+    case Ty::B32:
+    case Ty::U32:
+        return atom_h<uint32_t>;
+    case Ty::S32:
+        return atom_h<int32_t>;
+    case Ty::B64:
+    case Ty::U64:
+        return atom_h<uint64_t>;
+    case Ty::S64:
+        return atom_h<int64_t>;
+    case Ty::F32:
+        return atom_h<float>;
+    case Ty::F64:
+        return atom_h<double>;
+    default:
+        return nullptr;
     }
-    if (op == "cvta") {
-        bool to = r.has(".to");
-        if (in.addr.space == Space::Global || in.addr.space == Space::Const) {
-            in.mode = 0;
-        } else if (in.addr.space == Space::Shared) {
-            in.mode = to ? 2 : 1;
-            in.target = 1;
-        } else if (in.addr.space == Space::Local) {
-            in.mode = to ? 2 : 1;
-            in.target = 2;
-        } else if (in.addr.space == Space::KernelParam) {
-            in.mode = to ? 2 : 1;
-            in.target = 3;
-        } else {
-            return nullptr;
-        }
+}
+
+Handler select_cvta(const DecodeRequest& r, Inst& in) {
+    const Conversion direction =
+        r.has(Modifier::To) ? Conversion::FromGeneric : Conversion::ToGeneric;
+    switch (in.addr.space) {
+    case Space::Global:
+    case Space::Const:
+        in.set_mode(Conversion::Identity);
         return cvta_h;
+    case Space::Shared:
+    case Space::Local:
+    case Space::KernelParam:
+        in.set_mode(direction);
+        return cvta_h;
+    default:
+        return nullptr;
     }
-    if (op == "isspacep") {
-        in.mode = in.addr.space == Space::Shared        ? 1
-                  : in.addr.space == Space::Local       ? 2
-                  : in.addr.space == Space::KernelParam ? 3
-                                                        : 0;
+}
+
+} // namespace
+
+Handler select_memory(const DecodeRequest& r, Inst& in) {
+    switch (r.op) {
+    case Opcode::Prefetch:
+    case Opcode::Prefetchu:
+    case Opcode::Discard:
+    case Opcode::Applypriority:
+        return nop_h;
+    case Opcode::Ld:
+    case Opcode::Ldu:
+    case Opcode::St:
+        return select_load_store(r, in);
+    case Opcode::Atom:
+    case Opcode::Red:
+        return select_atomic(r, in);
+    case Opcode::Cvta:
+        return select_cvta(r, in);
+    case Opcode::Isspacep:
         return isspacep_h;
+    default:
+        return nullptr;
     }
-    return nullptr;
 }
 
 } // namespace cfr::emu

@@ -1,20 +1,24 @@
 // Texture and surface instructions on texture/surface objects (unified mode: the handle is a
 // 64-bit register): tex.{1d,2d,3d}[.level].v4.{f32,s32,u32}.{f32,s32}, tld4.{r,g,b,a}.2d.v4,
 // suld.b/sust.b.{1d,2d,3d}[.v2,.v4].{b8,b16,b32,b64}.{trap,clamp,zero} and txq/suq of width,
-// height, depth, normalized_coords and filter_mode. Operand slots (decode.cpp): the handle in
-// addr.reg, coordinates in s[], destinations (or sust's data registers) in d[]; mode holds the
-// geometry's dimension count and target the tld4 component, out-of-range mode or query.
-#include "emulator/decode.hpp"
+// height, depth, normalized_coords and filter_mode. Operand slots (decode_texture.cpp): the handle
+// in addr.reg, coordinates in s[], destinations (or sust's data registers) in d[]; mode holds the
+// geometry's number of coordinates, target the tld4 component (0..3 for r, g, b, a), the Clamp
+// of a surface access or the Query.
 #include "emulator/engine.hpp"
+#include "emulator/select.hpp"
 #include "emulator/texture.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace cfr::emu {
 
 namespace {
 
+using ptx::Modifier;
+using ptx::Opcode;
 using tex::Desc;
 
 enum Clamp : uint8_t { Trap, ClampToEdge, Zero };
@@ -111,7 +115,7 @@ uint8_t* surface_address(Exec& x, const Inst& in, unsigned l, const Bound& b, ui
 
 void suld_h(Exec& x, const Inst& in) {
     Bound b;
-    const unsigned n = ty_bytes(in.t);
+    const unsigned n = ptx::type_bytes(in.t);
     for_lanes(x.mask, [&](unsigned l) {
         const uint8_t* p = surface_address(x, in, l, bind(x, in, l, b), n * in.vec);
         for (unsigned k = 0; k < in.nd; ++k) {
@@ -124,7 +128,7 @@ void suld_h(Exec& x, const Inst& in) {
 
 void sust_h(Exec& x, const Inst& in) {
     Bound b;
-    const unsigned n = ty_bytes(in.t);
+    const unsigned n = ptx::type_bytes(in.t);
     bool changed = false;
     for_lanes(x.mask, [&](unsigned l) {
         uint8_t* p = surface_address(x, in, l, bind(x, in, l, b), n * in.vec);
@@ -166,54 +170,73 @@ void query_h(Exec& x, const Inst& in) {
     });
 }
 
+// The number of coordinates of a 1d, 2d or 3d geometry; 0 for the others.
 unsigned geometry(const DecodeRequest& r) {
-    return r.has(".1d") ? 1 : r.has(".2d") ? 2 : r.has(".3d") ? 3 : 0;
+    return r.has(Modifier::Geometry1d)   ? 1
+           : r.has(Modifier::Geometry2d) ? 2
+           : r.has(Modifier::Geometry3d) ? 3
+                                         : 0;
+}
+
+Handler select_query(const DecodeRequest& r, Inst& in) {
+    static constexpr std::pair<Modifier, Query> queries[] = {
+        {Modifier::Width, Width},
+        {Modifier::Height, Height},
+        {Modifier::Depth, Depth},
+        {Modifier::NormalizedCoords, NormalizedCoords},
+        {Modifier::FilterMode, FilterMode}};
+    for (auto [m, q] : queries)
+        if (r.has(m) && in.nd == 1 && (r.op == Opcode::Txq || q <= Depth)) {
+            in.target = q;
+            return query_h;
+        }
+    return nullptr;
+}
+
+// tex and tld4 into four registers of .f32, .s32 or .u32; tld4 gathers one component of 2d.
+Handler select_sample(const DecodeRequest& r, Inst& in, unsigned dims) {
+    if (r.has(Modifier::Grad) || in.vec != 4 || in.nd != 4) return nullptr;
+    if (in.t != Ty::F32 && in.t != Ty::S32 && in.t != Ty::U32) return nullptr;
+    if (r.op == Opcode::Tld4) {
+        static constexpr Modifier components[] = {Modifier::R, Modifier::G, Modifier::B,
+                                                  Modifier::A};
+        in.target = kNone;
+        for (uint32_t k = 0; k < 4; ++k)
+            if (r.has(components[k])) in.target = k;
+        if (in.target == kNone || dims != 2 || in.t2 != Ty::F32 || in.ns < 2) return nullptr;
+        return tld4_h;
+    }
+    if (in.ns < dims) return nullptr;
+    if (in.t2 == Ty::F32) return tex_h<false>;
+    if (in.t2 == Ty::S32) return tex_h<true>;
+    return nullptr;
+}
+
+// suld.b and sust.b of .b8 to .b64 elements.
+Handler select_surface(const DecodeRequest& r, Inst& in, unsigned dims) {
+    if (!r.has(Modifier::B) || in.ns < dims || in.nd != in.vec) return nullptr;
+    if (in.t != Ty::B8 && in.t != Ty::B16 && in.t != Ty::B32 && in.t != Ty::B64) return nullptr;
+    in.target = r.has(Modifier::Clamp) ? ClampToEdge : r.has(Modifier::Zero) ? Zero : Trap;
+    return r.op == Opcode::Suld ? suld_h : sust_h;
 }
 
 } // namespace
 
 Handler select_texture(const DecodeRequest& r, Inst& in) {
-    const std::string& op = r.op;
-    if (op == "txq" || op == "suq") {
-        static const std::pair<const char*, Query> queries[] = {
-            {".width", Width},
-            {".height", Height},
-            {".depth", Depth},
-            {".normalized_coords", NormalizedCoords},
-            {".filter_mode", FilterMode}};
-        for (auto& [name, q] : queries)
-            if (r.has(name) && in.nd == 1 && (op == "txq" || q <= Depth)) {
-                in.target = q;
-                return query_h;
-            }
-        return nullptr;
-    }
+    if (r.op == Opcode::Txq || r.op == Opcode::Suq) return select_query(r, in);
     const unsigned dims = geometry(r);
     if (dims == 0) return nullptr; // arrays, cube maps and multisample geometries
     in.mode = uint8_t(dims);
-    if (op == "tex" || op == "tld4") {
-        if (r.has(".grad") || in.vec != 4 || in.nd != 4) return nullptr;
-        if (in.t != Ty::F32 && in.t != Ty::S32 && in.t != Ty::U32) return nullptr;
-        if (op == "tld4") {
-            static const char* comps[] = {".r", ".g", ".b", ".a"};
-            in.target = kNone;
-            for (uint32_t k = 0; k < 4; ++k)
-                if (r.has(comps[k])) in.target = k;
-            if (in.target == kNone || dims != 2 || in.t2 != Ty::F32 || in.ns < 2) return nullptr;
-            return tld4_h;
-        }
-        if (in.ns < dims) return nullptr;
-        if (in.t2 == Ty::F32) return tex_h<false>;
-        if (in.t2 == Ty::S32) return tex_h<true>;
+    switch (r.op) {
+    case Opcode::Tex:
+    case Opcode::Tld4:
+        return select_sample(r, in, dims);
+    case Opcode::Suld:
+    case Opcode::Sust:
+        return select_surface(r, in, dims);
+    default:
         return nullptr;
     }
-    if (op == "suld" || op == "sust") {
-        if (!r.has(".b") || in.ns < dims || in.nd != in.vec) return nullptr;
-        if (in.t != Ty::B8 && in.t != Ty::B16 && in.t != Ty::B32 && in.t != Ty::B64) return nullptr;
-        in.target = r.has(".clamp") ? ClampToEdge : r.has(".zero") ? Zero : Trap;
-        return op == "suld" ? suld_h : sust_h;
-    }
-    return nullptr;
 }
 
 } // namespace cfr::emu

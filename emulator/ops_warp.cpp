@@ -1,11 +1,24 @@
 // Warp-level and special-register instructions: mov from special registers, vote (all, any,
 // uni, ballot), shfl.sync (up, down, bfly, idx), activemask, match.
-#include "emulator/decode.hpp"
 #include "emulator/engine.hpp"
+#include "emulator/select.hpp"
+#include "ptx/special_register.hpp"
+
+#include <optional>
+#include <utility>
 
 namespace cfr::emu {
 
 namespace {
+
+using ptx::Modifier;
+using ptx::Opcode;
+using SR = ptx::SpecialRegister;
+
+// Inst::mode of vote, shfl and match; of mov from a special register: the ptx::SpecialRegister.
+enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
+enum class ShuffleMode : uint8_t { Up, Down, Bfly, Idx };
+enum class MatchMode : uint8_t { Any, All };
 
 void special_h(Exec& x, const Inst& in) {
     const LaunchConfig& c = x.L->config;
@@ -14,110 +27,109 @@ void special_h(Exec& x, const Inst& in) {
     for_lanes(x.mask, [&](unsigned l) {
         uint32_t t = wbase + l;
         uint64_t v = 0;
-        switch (in.mode) {
-        case 0:
+        switch (in.mode_as<SR>()) {
+        case SR::TidX:
             v = t % bd.x;
             break;
-        case 1:
+        case SR::TidY:
             v = t / bd.x % bd.y;
             break;
-        case 2:
+        case SR::TidZ:
             v = t / (bd.x * bd.y);
             break;
-        case 3:
+        case SR::NtidX:
             v = bd.x;
             break;
-        case 4:
+        case SR::NtidY:
             v = bd.y;
             break;
-        case 5:
+        case SR::NtidZ:
             v = bd.z;
             break;
-        case 6:
+        case SR::CtaidX:
             v = x.B->ctaid.x;
             break;
-        case 7:
+        case SR::CtaidY:
             v = x.B->ctaid.y;
             break;
-        case 8:
+        case SR::CtaidZ:
             v = x.B->ctaid.z;
             break;
-        case 9:
+        case SR::NctaidX:
             v = c.grid.x;
             break;
-        case 10:
+        case SR::NctaidY:
             v = c.grid.y;
             break;
-        case 11:
+        case SR::NctaidZ:
             v = c.grid.z;
             break;
-        case 12:
+        case SR::Laneid:
             v = l;
             break;
-        case 13:
+        case SR::Warpid:
             v = x.w->index;
             break;
-        case 14:
+        case SR::Nwarpid:
             v = x.L->warps_per_block;
             break;
-        case 15:
+        case SR::LanemaskEq:
             v = 1u << l;
             break;
-        case 16:
+        case SR::LanemaskLe:
             v = l == 31 ? 0xffffffffu : (2u << l) - 1;
             break;
-        case 17:
+        case SR::LanemaskLt:
             v = (1u << l) - 1;
             break;
-        case 18:
+        case SR::LanemaskGe:
             v = ~((1u << l) - 1);
             break;
-        case 19:
+        case SR::LanemaskGt:
             v = l == 31 ? 0u : ~((2u << l) - 1);
             break;
-        case 20:
+        case SR::Clock:
             v = uint32_t(x.B->clock);
             break;
-        case 21:
+        case SR::Clock64:
             v = x.B->clock;
             break;
-        case 22:
+        case SR::Globaltimer:
             v = x.B->clock;
             break;
-        case 23:
+        case SR::Smid:
             v = x.B->worker;
             break;
-        case 24:
+        case SR::Nsmid:
             v = 1;
             break;
-        case 25:
+        case SR::Gridid:
             v = 0;
             break;
-        case 26:
+        case SR::DynamicSmemSize:
             v = c.dynamic_shared_bytes;
             break;
-        case 27:
-        case 32:
+        case SR::TotalSmemSize:
+        case SR::AggrSmemSize:
             v = x.B->shared.size();
             break;
-        case 28:
+        case SR::GlobaltimerLo:
             v = uint32_t(x.B->clock);
             break;
-        case 29:
+        case SR::GlobaltimerHi:
             v = uint32_t(x.B->clock >> 32);
             break;
-        case 30:
+        case SR::ClockHi:
             v = uint32_t(x.B->clock >> 32);
             break;
-        case 31:
-            v = 32;
+        case SR::Unknown:
             break;
         }
         wr(x, in.d[0], l, v);
     });
 }
 
-// vote: mode 0 all, 1 any, 2 uni, 3 ballot. The source predicate is s[0] (negated: neg_src2).
+// vote: the source predicate is s[0] (negated: neg_src2).
 void vote_h(Exec& x, const Inst& in) {
     uint32_t members = x.mask;
     if (in.ns > 1) members &= uint32_t(rd(x, in.s[1], unsigned(std::countr_zero(x.mask))));
@@ -128,17 +140,17 @@ void vote_h(Exec& x, const Inst& in) {
         ballot |= uint32_t(p) << l;
     });
     uint64_t r = 0;
-    switch (in.mode) {
-    case 0:
+    switch (in.mode_as<VoteMode>()) {
+    case VoteMode::All:
         r = ballot == members;
         break;
-    case 1:
+    case VoteMode::Any:
         r = ballot != 0;
         break;
-    case 2:
+    case VoteMode::Uni:
         r = ballot == 0 || ballot == members;
         break;
-    case 3:
+    case VoteMode::Ballot:
         r = ballot;
         break;
     }
@@ -163,20 +175,20 @@ void shfl_h(Exec& x, const Inst& in) {
         int min_lane = lane & seg;
         int j = lane;
         bool pval = false;
-        switch (in.mode) {
-        case 0:
+        switch (in.mode_as<ShuffleMode>()) {
+        case ShuffleMode::Up:
             j = lane - bval;
             pval = j >= max_lane;
             break;
-        case 1:
+        case ShuffleMode::Down:
             j = lane + bval;
             pval = j <= max_lane;
             break;
-        case 2:
+        case ShuffleMode::Bfly:
             j = lane ^ bval;
             pval = j <= max_lane;
             break;
-        case 3:
+        case ShuffleMode::Idx:
             j = min_lane | (bval & ~seg);
             pval = j <= max_lane;
             break;
@@ -198,7 +210,7 @@ void activemask_h(Exec& x, const Inst& in) {
 // match.any / match.all .sync .b32/.b64 d[|p], a, membermask
 void match_h(Exec& x, const Inst& in) {
     uint32_t members = x.mask & uint32_t(rd(x, in.s[1], unsigned(std::countr_zero(x.mask))));
-    bool all = in.mode == 1;
+    const bool all = in.mode_as<MatchMode>() == MatchMode::All;
     uint64_t first = rd(x, in.s[0], unsigned(std::countr_zero(members | 1u << 31)));
     bool all_equal = true;
     for_lanes(members, [&](unsigned l) { all_equal &= rd(x, in.s[0], l) == first; });
@@ -217,42 +229,51 @@ void match_h(Exec& x, const Inst& in) {
 
 } // namespace
 
+namespace {
+
+// The first of `modes` whose modifier the instruction carries.
+template <class Mode, size_t N>
+std::optional<Mode> first_of(const DecodeRequest& r, const std::pair<Modifier, Mode> (&modes)[N]) {
+    for (auto [m, mode] : modes)
+        if (r.has(m)) return mode;
+    return std::nullopt;
+}
+
+} // namespace
+
 Handler select_warp(const DecodeRequest& r, Inst& in) {
-    const std::string& op = r.op;
-    if (op == "mov.special") return special_h;
-    if (op == "vote") {
-        if (r.has(".all"))
-            in.mode = 0;
-        else if (r.has(".any"))
-            in.mode = 1;
-        else if (r.has(".uni"))
-            in.mode = 2;
-        else if (r.has(".ballot"))
-            in.mode = 3;
-        else
-            return nullptr;
-        return vote_h;
-    }
-    if (op == "shfl") {
-        if (!r.has(".sync") || in.s[0].imm == false ? false : false) return nullptr;
-        if (r.has(".up"))
-            in.mode = 0;
-        else if (r.has(".down"))
-            in.mode = 1;
-        else if (r.has(".bfly"))
-            in.mode = 2;
-        else if (r.has(".idx"))
-            in.mode = 3;
-        else
-            return nullptr;
-        return shfl_h;
-    }
-    if (op == "activemask") return activemask_h;
-    if (op == "match") {
-        in.mode = r.has(".all") ? 1 : 0;
+    static constexpr std::pair<Modifier, VoteMode> votes[] = {{Modifier::All, VoteMode::All},
+                                                              {Modifier::Any, VoteMode::Any},
+                                                              {Modifier::Uni, VoteMode::Uni},
+                                                              {Modifier::Ballot, VoteMode::Ballot}};
+    static constexpr std::pair<Modifier, ShuffleMode> shuffles[] = {
+        {Modifier::Up, ShuffleMode::Up},
+        {Modifier::Down, ShuffleMode::Down},
+        {Modifier::Bfly, ShuffleMode::Bfly},
+        {Modifier::Idx, ShuffleMode::Idx}};
+    switch (r.op) {
+    case Opcode::Mov:
+        return r.form == OperandForm::SpecialRegister ? special_h : nullptr;
+    case Opcode::Vote:
+        if (auto mode = first_of(r, votes)) {
+            in.set_mode(*mode);
+            return vote_h;
+        }
+        return nullptr;
+    case Opcode::Shfl:
+        if (auto mode = first_of(r, shuffles)) {
+            in.set_mode(*mode);
+            return shfl_h;
+        }
+        return nullptr;
+    case Opcode::Activemask:
+        return activemask_h;
+    case Opcode::Match:
+        in.set_mode(r.has(Modifier::All) ? MatchMode::All : MatchMode::Any);
         return match_h;
+    default:
+        return nullptr;
     }
-    return nullptr;
 }
 
 } // namespace cfr::emu

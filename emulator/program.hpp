@@ -3,6 +3,11 @@
 // immediate bits, address mode), so that execution never looks at strings.
 #pragma once
 
+#include "emulator/error.hpp"
+#include "ptx/modifier.hpp"
+#include "ptx/opcode.hpp"
+#include "ptx/type.hpp"
+
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -16,65 +21,10 @@ using Handler = void (*)(Exec&, const Inst&);
 
 inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
-enum class Ty : uint8_t {
-    None,
-    B8,
-    B16,
-    B32,
-    B64,
-    U8,
-    U16,
-    U32,
-    U64,
-    S8,
-    S16,
-    S32,
-    S64,
-    F16,
-    F16x2,
-    BF16,
-    BF16x2,
-    F32,
-    F64,
-    Pred
-};
-
-inline unsigned ty_bytes(Ty t) {
-    switch (t) {
-    case Ty::B8:
-    case Ty::U8:
-    case Ty::S8:
-        return 1;
-    case Ty::B16:
-    case Ty::U16:
-    case Ty::S16:
-    case Ty::F16:
-    case Ty::BF16:
-        return 2;
-    case Ty::B32:
-    case Ty::U32:
-    case Ty::S32:
-    case Ty::F32:
-    case Ty::F16x2:
-    case Ty::BF16x2:
-        return 4;
-    case Ty::B64:
-    case Ty::U64:
-    case Ty::S64:
-    case Ty::F64:
-        return 8;
-    case Ty::Pred:
-        return 1;
-    default:
-        return 0;
-    }
-}
-inline bool ty_signed(Ty t) {
-    return t == Ty::S8 || t == Ty::S16 || t == Ty::S32 || t == Ty::S64;
-}
-inline bool ty_float(Ty t) {
-    return t == Ty::F16 || t == Ty::F32 || t == Ty::F64 || t == Ty::BF16;
-}
+// Instruction and register types, comparisons and roundings are PTX's own.
+using Ty = ptx::Type;
+using Cmp = ptx::Comparison;
+using Rnd = ptx::Rounding;
 
 // Where a memory operand points.
 enum class Space : uint8_t {
@@ -107,31 +57,11 @@ struct Addr {
     int64_t offset = 0;
 };
 
-enum class Cmp : uint8_t {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Lo,
-    Ls,
-    Hi,
-    Hs,
-    Equ,
-    Neu,
-    Ltu,
-    Leu,
-    Gtu,
-    Geu,
-    Num,
-    Nan
-};
 enum class BoolOp : uint8_t { None, And, Or, Xor };
-enum class Rnd : uint8_t { None, Rn, Rz, Rm, Rp, Rni, Rzi, Rmi, Rpi, Rna };
 
 struct Inst {
     Handler fn = nullptr;
+    ptx::Opcode op = ptx::Opcode::Unknown;
     Ty t = Ty::None;  // the instruction type (destination type for cvt)
     Ty t2 = Ty::None; // second type: cvt source, setp compare type, ...
     Cmp cmp = Cmp::Eq;
@@ -142,7 +72,7 @@ struct Inst {
     bool leader = false;  // first instruction of a basic block
     bool guard_neg = false;
     bool neg_src2 = false; // !p on the combining predicate of setp/set
-    uint8_t mode = 0;      // op-specific sub-mode (shfl mode, vote mode, atom op, mul hi/lo/wide..)
+    uint8_t mode = 0;      // an enum of the handler's file (mode_as, set_mode); textures: dims
     uint8_t vec = 1;       // vector width of ld/st/mov pack
     uint8_t nd = 0, ns = 0;
     uint32_t guard = kNone; // predicate register
@@ -155,7 +85,15 @@ struct Inst {
     uint32_t block = 0;      // module-wide basic block number
     uint32_t line = 0;
     uint32_t function = 0;
-    const char* name = ""; // opcode spelling, for errors
+
+    template <class Mode>
+    Mode mode_as() const {
+        return static_cast<Mode>(mode);
+    }
+    template <class Mode>
+    void set_mode(Mode m) {
+        mode = static_cast<uint8_t>(m);
+    }
 };
 
 struct CallSite {
@@ -195,7 +133,7 @@ struct DFunction {
     std::vector<ParamSlot> returns; // func: frame offsets
     uint32_t param_bytes = 0;
     std::vector<uint32_t> callees;
-    std::string error;                         // the first decode error: the function cannot run
+    Error error;                               // the first decode error: the function cannot run
     uint32_t first_block = 0, block_count = 0; // module-wide block numbers
 };
 

@@ -7,6 +7,17 @@
 
 namespace cfr::emu {
 
+namespace {
+
+using ptx::Opcode;
+
+// Instructions after which control leaves the function (or the program).
+bool leaves_function(Opcode op) {
+    return op == Opcode::Ret || op == Opcode::Exit || op == Opcode::Trap;
+}
+
+} // namespace
+
 void find_blocks_and_reconvergence(Program& p, uint32_t fidx,
                                    const std::vector<std::string>& labels_at_pc) {
     DFunction& f = p.functions[fidx];
@@ -17,17 +28,14 @@ void find_blocks_and_reconvergence(Program& p, uint32_t fidx,
     // error, and the function never runs): it is treated as leaving the function.
     auto in_function = [&](uint32_t t) { return t >= b && t <= e; };
     auto is_branchy = [&](const Inst& in) {
-        std::string_view n = in.name;
-        return n.rfind("bra", 0) == 0 || n.rfind("brx", 0) == 0 || n.rfind("ret", 0) == 0 ||
-               n.rfind("exit", 0) == 0 || n.rfind("trap", 0) == 0;
+        return in.op == Opcode::Bra || in.op == Opcode::Brx || leaves_function(in.op);
     };
     for (uint32_t pc = b; pc < e; ++pc) {
         const Inst& in = p.code[pc];
         if (!labels_at_pc[pc - b].empty()) leader[pc - b] = 1;
         if (is_branchy(in)) leader[pc + 1 - b] = 1;
-        if (std::string_view(in.name).rfind("bra", 0) == 0 && in_function(in.target))
-            leader[in.target - b] = 1;
-        if (in.aux != kNone && std::string_view(in.name).rfind("brx", 0) == 0)
+        if (in.op == Opcode::Bra && in_function(in.target)) leader[in.target - b] = 1;
+        if (in.aux != kNone && in.op == Opcode::Brx)
             for (uint32_t t : p.jump_tables[in.aux])
                 if (in_function(t)) leader[t - b] = 1;
     }
@@ -55,24 +63,21 @@ void find_blocks_and_reconvergence(Program& p, uint32_t fidx,
     Digraph g(nb + 1);
     NodeId exit = nb;
     for (uint32_t k = 0; k < nb; ++k) {
-        uint32_t start = p.blocks[f.first_block + k].start_pc;
         uint32_t last = k + 1 < nb ? p.blocks[f.first_block + k + 1].start_pc - 1 : e;
         const Inst& in = p.code[last];
-        std::string_view n = in.name;
-        (void)start;
         if (last == e) {
             g.add_edge(k, exit);
-        } else if (n.rfind("bra", 0) == 0) {
+        } else if (in.op == Opcode::Bra) {
             g.add_edge(k, in_function(in.target) ? block_of[in.target - b] : exit);
             if (in.guard != kNone) g.add_edge(k, k + 1);
-        } else if (n.rfind("brx", 0) == 0) {
+        } else if (in.op == Opcode::Brx) {
             if (in.aux != kNone)
                 for (uint32_t t : p.jump_tables[in.aux])
                     g.add_edge(k, in_function(t) ? block_of[t - b] : exit);
             else
                 g.add_edge(k, exit);
             if (in.guard != kNone) g.add_edge(k, k + 1);
-        } else if (n.rfind("ret", 0) == 0 || n.rfind("exit", 0) == 0 || n.rfind("trap", 0) == 0) {
+        } else if (leaves_function(in.op)) {
             g.add_edge(k, exit);
             if (in.guard != kNone) g.add_edge(k, k + 1);
         } else {

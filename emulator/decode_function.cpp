@@ -1,0 +1,224 @@
+// Decoding one function: parameters and declarations laid out in the kernel's parameter buffer or
+// the per-thread frame, registers numbered per function in nested scopes, instructions appended to
+// the module's code, the synthetic end instruction, and branch targets resolved at the end.
+#include "emulator/decode.hpp"
+#include "emulator/function_decoder.hpp"
+
+#include <algorithm>
+
+namespace cfr::emu {
+
+uint32_t align_up(uint32_t v, uint32_t a) {
+    return a ? (v + a - 1) / a * a : v;
+}
+
+uint64_t var_bytes(const ptx::Variable& v) {
+    uint64_t n = ptx::type_bytes(ptx::type_from(v.type));
+    if (n == 0) n = 8; // .texref etc.
+    if (v.vector == ".v2") n *= 2;
+    if (v.vector == ".v4") n *= 4;
+    if (v.vector == ".v8") n *= 8;
+    for (auto& d : v.dims)
+        n *= d.value_or(0);
+    return n;
+}
+
+uint32_t var_align(const ptx::Variable& v) {
+    if (v.align) return *v.align;
+    uint32_t n = ptx::type_bytes(ptx::type_from(v.type));
+    if (v.vector == ".v2") n *= 2;
+    if (v.vector == ".v4") n *= 4;
+    return n ? n : 1;
+}
+
+void FunctionDecoder::fail(uint32_t line, Error e) {
+    if (f().error.ok()) f().error = {e.code, "line " + std::to_string(line) + ": " + e.message};
+}
+
+uint32_t FunctionDecoder::add_reg(const std::string& name, uint8_t bits) {
+    uint32_t idx = f().nregs++;
+    f().reg_bits.push_back(bits);
+    f().reg_names.push_back(name);
+    regs_.back()[name] = idx;
+    return idx;
+}
+
+const uint32_t* FunctionDecoder::find_reg(const std::string& name) const {
+    for (auto it = regs_.rbegin(); it != regs_.rend(); ++it) {
+        auto found = it->find(name);
+        if (found != it->end()) return &found->second;
+    }
+    return nullptr;
+}
+
+const Sym* FunctionDecoder::find_sym(const std::string& name) const {
+    for (auto it = syms_.rbegin(); it != syms_.rend(); ++it) {
+        auto found = it->find(name);
+        if (found != it->end()) return &found->second;
+    }
+    auto m = module_.symbols.find(name);
+    return m == module_.symbols.end() ? nullptr : &m->second;
+}
+
+void FunctionDecoder::declare(const ptx::Variable& v) {
+    if (v.space == ".reg") {
+        Ty t = ptx::type_from(v.type);
+        uint8_t bits = t == Ty::Pred ? 1 : uint8_t(ptx::type_bytes(t) * 8);
+        if (v.vector == ".v2") bits = uint8_t(std::min(64, bits * 2));
+        if (v.range) {
+            for (uint32_t i = 0; i < *v.range; ++i)
+                add_reg(v.name + std::to_string(i), bits);
+        } else {
+            add_reg(v.name, bits);
+        }
+        return;
+    }
+    if (v.space == ".local" || v.space == ".param") {
+        uint32_t a = var_align(v);
+        uint32_t off = align_up(f().frame_bytes, a);
+        uint32_t n = uint32_t(var_bytes(v));
+        f().frame_bytes = off + n;
+        syms_.back()[v.name] = Sym{SymKind::Frame, off, n};
+        return;
+    }
+    if (v.space == ".shared") {
+        auto it = module_.local_shared.find(&v);
+        uint32_t n = uint32_t(var_bytes(v));
+        if (it != module_.local_shared.end())
+            syms_.back()[v.name] = Sym{SymKind::Shared, it->second, n};
+        return;
+    }
+    // .global / .const inside a function body: not produced by nvcc for kernels.
+    fail(v.loc.line,
+         unsupported("unsupported declaration of '" + v.name + "' in " + v.space + " space"));
+}
+
+// Kernel parameters in the launch's parameter buffer; a .func's parameters and return values in
+// its frame.
+void FunctionDecoder::parameters(const ptx::Function& fn) {
+    DFunction& fd = f();
+    if (fn.is_entry) {
+        uint32_t off = 0;
+        for (auto& v : fn.params) {
+            uint32_t a = var_align(v);
+            off = align_up(off, a);
+            uint32_t n = uint32_t(var_bytes(v));
+            fd.params.push_back({v.name, off, n, a});
+            syms_.back()[v.name] = Sym{SymKind::KernelParam, off, n};
+            off += n;
+        }
+        fd.param_bytes = off;
+        return;
+    }
+    for (auto& v : fn.params) {
+        uint32_t a = var_align(v), n = uint32_t(var_bytes(v));
+        uint32_t off = align_up(fd.frame_bytes, a);
+        fd.frame_bytes = off + n;
+        fd.params.push_back({v.name, off, n, a});
+        if (v.space == ".reg")
+            fail(v.loc.line, unsupported("register parameters are not supported"));
+        syms_.back()[v.name] = Sym{SymKind::Frame, off, n};
+    }
+    for (auto& v : fn.returns) {
+        uint32_t a = var_align(v), n = uint32_t(var_bytes(v));
+        uint32_t off = align_up(fd.frame_bytes, a);
+        fd.frame_bytes = off + n;
+        fd.returns.push_back({v.name, off, n, a});
+        syms_.back()[v.name] = Sym{SymKind::Frame, off, n};
+    }
+}
+
+void FunctionDecoder::run(const ptx::Function& fn) {
+    f().begin_pc = uint32_t(p_.code.size());
+    parameters(fn);
+    if (fn.body) statements(*fn.body);
+    end_of_function(fn);
+    resolve_branches();
+    find_blocks_and_reconvergence(p_, fidx_, labels_at_pc_);
+}
+
+void FunctionDecoder::end_of_function(const ptx::Function& fn) {
+    Inst end;
+    end.function = fidx_;
+    end.line = fn.loc.line;
+    end.fn = select_function_end(end);
+    f().end_pc = uint32_t(p_.code.size());
+    p_.code.push_back(end);
+    labels_at_pc_.push_back(pending_label_);
+}
+
+void FunctionDecoder::resolve_branches() {
+    for (auto& [pc, label] : fixups_) {
+        auto it = labels_.find(label);
+        if (it == labels_.end()) {
+            fail(p_.code[pc].line, invalid("branch to unknown label '" + label + "'"));
+            continue;
+        }
+        p_.code[pc].target = it->second;
+    }
+    for (auto& [pc, table] : table_fixups_) {
+        auto t = branch_tables_.find(table);
+        if (t == branch_tables_.end()) {
+            fail(p_.code[pc].line, invalid("unknown branch target list '" + table + "'"));
+            continue;
+        }
+        std::vector<uint32_t> pcs;
+        for (auto& l : t->second) {
+            auto it = labels_.find(l);
+            if (it == labels_.end()) {
+                fail(p_.code[pc].line, invalid("branch to unknown label '" + l + "'"));
+                pcs.push_back(f().end_pc);
+            } else {
+                pcs.push_back(it->second);
+            }
+        }
+        p_.code[pc].aux = uint32_t(p_.jump_tables.size());
+        p_.jump_tables.push_back(std::move(pcs));
+    }
+}
+
+namespace {
+
+// The labels of a .branchtargets list, in order.
+std::vector<std::string> branch_target_names(const std::string& text) {
+    std::vector<std::string> names;
+    std::string cur;
+    for (char c : text) {
+        if (c == ',' || c == ' ' || c == '\t' || c == '\n') {
+            if (!cur.empty()) names.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    if (!cur.empty()) names.push_back(cur);
+    return names;
+}
+
+} // namespace
+
+void FunctionDecoder::statements(const std::vector<ptx::Statement>& body) {
+    std::string last_label;
+    for (auto& st : body) {
+        if (auto* v = std::get_if<ptx::Variable>(&st)) {
+            declare(*v);
+        } else if (auto* l = std::get_if<ptx::Label>(&st)) {
+            labels_[l->name] = uint32_t(p_.code.size());
+            if (pending_label_.empty()) pending_label_ = l->name;
+            last_label = l->name;
+        } else if (auto* d = std::get_if<ptx::Directive>(&st)) {
+            if (d->name == ".branchtargets" && !last_label.empty())
+                branch_tables_[last_label] = branch_target_names(d->text);
+        } else if (auto* s = std::get_if<ptx::Scope>(&st)) {
+            regs_.emplace_back();
+            syms_.emplace_back();
+            statements(s->statements);
+            regs_.pop_back();
+            syms_.pop_back();
+        } else if (auto* ins = std::get_if<ptx::Instruction>(&st)) {
+            instruction(*ins);
+        }
+    }
+}
+
+} // namespace cfr::emu
