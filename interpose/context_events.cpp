@@ -4,6 +4,7 @@
 #include "interpose/divergence_map_reader.hpp"
 #include "interpose/fallback.hpp"
 #include "interpose/real_driver.hpp"
+#include "interpose/variants.hpp"
 #include "runtime/session.hpp"
 
 #include <mutex>
@@ -117,6 +118,7 @@ void context_gone(CUcontext context) {
     take_all(context);
     s.context_gone(context);
     forget_owners_in(context);
+    variants_context_gone(context);
     std::lock_guard lock(g_mutex);
     std::erase_if(g_primaries, [&](const auto& e) { return e.second == context; });
 }

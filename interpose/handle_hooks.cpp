@@ -7,6 +7,7 @@
 #include "interpose/hooks.hpp"
 #include "interpose/launch_timer.hpp"
 #include "interpose/real_driver.hpp"
+#include "interpose/variants.hpp"
 #include "runtime/session.hpp"
 
 namespace {
@@ -50,6 +51,8 @@ CUresult unload(Real real, Handle handle) {
     cfr::interpose::read_counters_of(handle);
     const CUresult r = real(handle);
     if (r != CUDA_SUCCESS) return r;
+    if (auto module = Session::get().module_of(handle))
+        cfr::interpose::variants_module_unloaded(*module);
     Session::get().module_unloaded(handle);
     if (void* original = cfr::interpose::owner_unloaded(handle))
         real(static_cast<Handle>(original));

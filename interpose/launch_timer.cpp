@@ -80,8 +80,8 @@ std::once_flag g_exit_once;
 
 // Counts the launch and returns what its events will stand for.
 runtime::PendingLaunch count_launch(Session& s, const LaunchSubject& subject) {
-    runtime::PendingLaunch p{0,       subject.grid, subject.block,         nullptr,
-                             nullptr, nullptr,      runtime::Timed::Kernel};
+    runtime::PendingLaunch p{
+        0, subject.grid, subject.block, nullptr, nullptr, nullptr, runtime::Timed::Kernel, 0, 0};
     if (subject.exec != nullptr) {
         p.what = runtime::Timed::Graph;
         auto id = s.find_graph(subject.exec);
@@ -129,7 +129,16 @@ LaunchTicket launch_begin(const LaunchSubject& subject, CUstream stream, bool pe
     }
     t.pending = count_launch(s, subject);
     if (divergence_map_on()) counters_launched(t.pending.what, t.pending.id);
-    if (capture == Capture::None && s.config().timing != runtime::TimingMode::Off) {
+    const bool timing = capture == Capture::None && s.config().timing != runtime::TimingMode::Off &&
+                        driver_api().timing_usable();
+    // Before the start event: loading a variant is no part of its time.
+    if (s.adaptive() != nullptr && subject.exec == nullptr && capture == Capture::None) {
+        t.variant =
+            pick_variant(t.pending.id, subject.function, subject.grid, subject.block, timing);
+        t.pending.selection = t.variant.choice.selection;
+        t.pending.variant = static_cast<uint32_t>(t.variant.choice.variant);
+    }
+    if (timing) {
         RelaxedCaptureMode relaxed;
         t.timed = record_start(t.pending, stream, per_thread);
     }

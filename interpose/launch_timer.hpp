@@ -6,6 +6,7 @@
 
 #include "interpose/cuda_abi.hpp"
 #include "interpose/fallback.hpp"
+#include "interpose/variants.hpp"
 #include "runtime/timing.hpp"
 
 namespace cfr::interpose {
@@ -27,15 +28,30 @@ struct LaunchSubject {
 struct LaunchTicket {
     bool timed = false;
     runtime::PendingLaunch pending{};
+    VariantPick variant; // under the adaptive policy
 };
 LaunchTicket launch_begin(const LaunchSubject& subject, CUstream stream, bool per_thread);
 void launch_end(const LaunchTicket& ticket, CUstream stream, bool per_thread, CUresult result);
 
 // Performs a launch on `stream` (a _ptsz one when `per_thread`), timed. `call(function)` launches
 // the function it is given (the program's, or the original's after a refusal).
+// Under the adaptive policy the launch may run a variant of the function; when that fails where
+// the program's own function succeeds, the variant is dropped.
 template <class Call>
 CUresult timed_launch(const LaunchSubject& subject, CUstream stream, bool per_thread, Call&& call) {
-    const LaunchTicket ticket = launch_begin(subject, stream, per_thread);
+    LaunchTicket ticket = launch_begin(subject, stream, per_thread);
+    if (ticket.variant.function != nullptr) {
+        const CUresult r = call(ticket.variant.function);
+        if (r == CUDA_SUCCESS) {
+            launch_end(ticket, stream, per_thread, r);
+            return r;
+        }
+        const CUresult original = with_function(subject.function, call);
+        if (original == CUDA_SUCCESS) variant_failed(ticket.pending.id, ticket.variant, r);
+        ticket.pending.selection = 0; // the time is not the variant's
+        launch_end(ticket, stream, per_thread, original);
+        return original;
+    }
     const CUresult r =
         subject.exec != nullptr ? call(nullptr) : with_function(subject.function, call);
     launch_end(ticket, stream, per_thread, r);

@@ -60,21 +60,23 @@ CUresult load_with_fallback(const void* image, size_t size, const char* api, Loa
     if (d.rewrite()) {
         const CUresult r = load(d.image, d.size);
         if (r == CUDA_SUCCESS) {
-            loaded(d.module);
+            loaded(d.module, true);
             return r;
         }
         s.load_refused(d.module, cfr::interpose::error_name(r), Refusal::AtLoad);
     }
-    return original();
+    const CUresult r = original();
+    if (r == CUDA_SUCCESS && d.follow) loaded(d.module, false);
+    return r;
 }
 
 // What a module or library load records: its handle, and for a rewritten one, what the shim
 // needs to fall back to the original later.
 template <class Handle>
-void record_module(uint32_t module, Handle handle, bool library) {
+void record_module(uint32_t module, Handle handle, bool library, bool rewritten) {
     const CUcontext ctx = library ? nullptr : current_context();
     Session::get().module_loaded(module, handle, ctx);
-    cfr::interpose::rewritten_loaded(handle, library, module, ctx);
+    if (rewritten) cfr::interpose::rewritten_loaded(handle, library, module, ctx);
 }
 
 } // namespace
@@ -85,7 +87,7 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoadData(CUmodule* module, const void* 
     return load_with_fallback(
         image, 0, "cuModuleLoadData", [&](const void* ptx, size_t) { return real(module, ptx); },
         [&] { return real(module, image); },
-        [&](uint32_t id) { record_module(id, *module, false); });
+        [&](uint32_t id, bool rewritten) { record_module(id, *module, false, rewritten); });
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* module, const void* image,
@@ -99,7 +101,7 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoadDataEx(CUmodule* module, const void
             return real(module, ptx, numOptions, options, optionValues);
         },
         [&] { return real(module, image, numOptions, options, optionValues); },
-        [&](uint32_t id) { record_module(id, *module, false); });
+        [&](uint32_t id, bool rewritten) { record_module(id, *module, false, rewritten); });
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule* module, const void* fatCubin) {
@@ -110,7 +112,7 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoadFatBinary(CUmodule* module, const v
         fatCubin, 0, "cuModuleLoadFatBinary",
         [&](const void* ptx, size_t) { return load_data(module, ptx); },
         [&] { return real(module, fatCubin); },
-        [&](uint32_t id) { record_module(id, *module, false); });
+        [&](uint32_t id, bool rewritten) { record_module(id, *module, false, rewritten); });
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule* module, const char* fname) {
@@ -124,7 +126,7 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuModuleLoad(CUmodule* module, const char* fnam
         bytes->data(), bytes->size(), "cuModuleLoad",
         [&](const void* ptx, size_t) { return load_data(module, ptx); },
         [&] { return real(module, fname); },
-        [&](uint32_t id) { record_module(id, *module, false); });
+        [&](uint32_t id, bool rewritten) { record_module(id, *module, false, rewritten); });
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryLoadData(
@@ -139,7 +141,8 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryLoadData(
     };
     return load_with_fallback(
         code, 0, "cuLibraryLoadData", [&](const void* ptx, size_t) { return call(ptx); },
-        [&] { return call(code); }, [&](uint32_t id) { record_module(id, *library, true); });
+        [&] { return call(code); },
+        [&](uint32_t id, bool rewritten) { record_module(id, *library, true, rewritten); });
 }
 
 CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(
@@ -162,7 +165,8 @@ CFR_SHIM_EXPORT CUresult CUDAAPI cuLibraryLoadFromFile(
             return load_data(library, ptx, jitOptions, jitOptionsValues, numJitOptions,
                              libraryOptions, libraryOptionValues, numLibraryOptions);
         },
-        original, [&](uint32_t id) { record_module(id, *library, true); });
+        original,
+        [&](uint32_t id, bool rewritten) { record_module(id, *library, true, rewritten); });
 }
 
 namespace {
@@ -184,7 +188,7 @@ CUresult link_add_data(Real real, const char* api, CUlinkState state, CUjitInput
                         options, optionValues);
         },
         [&] { return real(state, type, data, size, name, numOptions, options, optionValues); },
-        [](uint32_t) {});
+        [](uint32_t, bool) {});
 }
 
 template <class RealFile, class RealData>
@@ -201,7 +205,7 @@ CUresult link_add_file(RealFile real, RealData add_data, const char* api, CUlink
             return add_data(state, CU_JIT_INPUT_PTX, const_cast<void*>(ptx), n, path, numOptions,
                             options, optionValues);
         },
-        original, [](uint32_t) {});
+        original, [](uint32_t, bool) {});
 }
 
 } // namespace

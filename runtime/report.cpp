@@ -97,6 +97,8 @@ std::string to_string(ModuleOutcome outcome) {
         return "compile-failed";
     case ModuleOutcome::DriverRefused:
         return "driver-refused";
+    case ModuleOutcome::Adaptive:
+        return "adaptive";
     }
     return "?";
 }
@@ -132,6 +134,18 @@ std::string graph_table(const std::vector<KernelStats>& kernels,
                         names.empty() ? "-" : join(names, " ")});
     }
     return table(rows);
+}
+
+// "original 3x 1200 ns | linearize 3x 900 ns | fuse-branches dropped"
+std::string variant_summary(const AdaptiveReport& a) {
+    if (a.variants.size() < 2) return "-";
+    std::vector<std::string> parts;
+    for (const auto& v : a.variants)
+        parts.push_back(v.dropped ? fmt::format("{} dropped", v.name)
+                        : v.samples == 0
+                            ? fmt::format("{} {}x", v.name, v.launches)
+                            : fmt::format("{} {}x {} ns", v.name, v.launches, ns(v.median_ms)));
+    return join(parts, " | ");
 }
 
 std::string module_line(const ModuleRecord& m) {
@@ -186,8 +200,12 @@ std::string format_report(const Config& config, const std::vector<KernelStats>& 
                           const std::vector<ModuleRecord>& modules,
                           const std::vector<GraphStats>& graphs,
                           const std::vector<BranchCount>& divergence_map) {
-    std::string out = fmt::format("\ncfrjit {}: pipeline '{}', timing {}\n", kVersion,
-                                  config.pipeline, to_string(config.timing));
+    std::string out =
+        config.policy == Policy::Adaptive
+            ? fmt::format("\ncfrjit {}: adaptive policy, candidates '{}', timing {}\n", kVersion,
+                          join(config.candidates, "' '"), to_string(config.timing))
+            : fmt::format("\ncfrjit {}: pipeline '{}', timing {}\n", kVersion, config.pipeline,
+                          to_string(config.timing));
     std::vector<const KernelStats*> sorted;
     double all_ms = 0;
     for (const auto& k : kernels) {
@@ -200,9 +218,11 @@ std::string format_report(const Config& config, const std::vector<KernelStats>& 
 
     if (config.timing != TimingMode::Off) {
         out += "\n CUDA kernel summary (device time from events on each launch's stream):\n\n";
+        const bool adaptive = config.policy == Policy::Adaptive;
         std::vector<std::vector<std::string>> rows = {{"Time (%)", "Total Time (ns)", "Instances",
                                                        "Avg (ns)", "Min (ns)", "Max (ns)", "Grid",
                                                        "Block", "Name"}};
+        if (adaptive) rows[0].insert(rows[0].end() - 1, {"Variant", "Decision", "Variants"});
         for (const auto* k : sorted) {
             if (k->launches == 0) continue;
             const bool t = k->timed > 0;
@@ -212,6 +232,12 @@ std::string format_report(const Config& config, const std::vector<KernelStats>& 
                  t ? ns(k->total_ms / static_cast<double>(k->timed)) : "-", t ? ns(k->min_ms) : "-",
                  t ? ns(k->max_ms) : "-", dims(k->grid) + (k->varied ? "*" : ""),
                  dims(k->block) + (k->varied ? "*" : ""), k->name});
+            if (adaptive) {
+                const AdaptiveReport a = k->adaptive.value_or(AdaptiveReport{});
+                rows.back().insert(rows.back().end() - 1,
+                                   {a.variant.empty() ? "original" : a.variant,
+                                    to_string(a.decision), variant_summary(a)});
+            }
         }
         if (rows.size() == 1)
             out += "  (no launches)\n";
@@ -281,6 +307,8 @@ nlohmann::json report_json(const Config& config, const std::vector<KernelStats>&
     j["pipeline"] = config.pipeline;
     j["timing"] = to_string(config.timing);
     j["images"] = to_string(config.images);
+    j["policy"] = to_string(config.policy);
+    if (config.policy == Policy::Adaptive) j["candidates"] = config.candidates;
     auto& ks = j["kernels"] = json::array();
     for (const auto& k : kernels) {
         json e = {{"name", k.name},
@@ -310,6 +338,19 @@ nlohmann::json report_json(const Config& config, const std::vector<KernelStats>&
             e["cache"] = m->rewritten() ? to_string(m->cache) : "-";
             e["rewritten"] = m->rewritten();
             e["pipeline_ms"] = m->pipeline_ms;
+        }
+        if (config.policy == Policy::Adaptive) {
+            const AdaptiveReport a = k.adaptive.value_or(AdaptiveReport{});
+            e["variant"] = a.variant.empty() ? "original" : a.variant;
+            e["decision"] = to_string(a.decision);
+            e["launch_shapes"] = a.shapes;
+            auto& vs = e["variants"] = json::array();
+            for (const auto& v : a.variants)
+                vs.push_back({{"name", v.name},
+                              {"launches", v.launches},
+                              {"samples", v.samples},
+                              {"median_ms", v.median_ms},
+                              {"dropped", v.dropped}});
         }
         if (!k.samples.empty()) {
             auto& s = e["launch_ns"] = json::array();

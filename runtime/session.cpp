@@ -59,6 +59,7 @@ Session::Session(const Getenv& getenv) {
         pipeline_ = passes::parse_pipeline(config_.pipeline);
         enabled_ = !config_.disabled;
         log_ = make_logger(config_);
+        if (config_.policy == Policy::Adaptive) start_adaptive();
     } catch (const std::exception& e) {
         enabled_ = false;
         config_ = Config{};
@@ -68,6 +69,20 @@ Session::Session(const Getenv& getenv) {
 }
 
 Session::~Session() = default;
+
+void Session::start_adaptive() {
+    std::shared_ptr<DecisionStore> store;
+    if (config_.cache) {
+        try {
+            store = std::make_shared<DecisionStore>(config_.cache_dir);
+        } catch (const CacheError& e) {
+            log_->warn("adaptive policy: decisions are not kept across runs: {}", e.what());
+        }
+    }
+    adaptive_ = std::make_unique<AdaptiveSelector>(std::move(store), [this](const std::string& w) {
+        log_->warn("adaptive policy: cannot store decisions: {}", w);
+    });
+}
 
 Session& Session::get() {
     // Never destroyed: the driver may call in during static destruction.
@@ -206,6 +221,14 @@ LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm
         m.description = plan.description;
         if (plan.outcome != ModuleOutcome::Rewritten)
             return pass_through(std::move(m), plan.outcome, plan.reason);
+        if (adaptive_ != nullptr) {
+            if (plan.form == ImageForm::Relocatable || plan.units.size() != 1)
+                return pass_through(std::move(m), ModuleOutcome::Adaptive,
+                                    "a relocatable (-rdc) image: its units are linked into one "
+                                    "module, no variant can stand beside it");
+            m.ptx_sm = plan.sm;
+            return prepare_adaptive(std::move(m), plan.units.front());
+        }
 
         std::vector<Unit> units;
         std::vector<std::vector<passes::PassSpec>> pipelines;
@@ -215,7 +238,7 @@ LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm
         }
 
         Prepared prepared;
-        LoadDecision decision{m.id, nullptr, 0, nullptr};
+        LoadDecision decision{m.id, nullptr, 0, nullptr, false};
         if (plan.form == ImageForm::Relocatable) {
             std::vector<std::string> texts;
             for (auto& u : units)
@@ -265,6 +288,66 @@ LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm
     } catch (const std::exception& e) {
         return pass_through(std::move(m), ModuleOutcome::CompileFailed, e.what());
     }
+}
+
+LoadDecision Session::prepare_adaptive(ModuleRecord m, const std::string& ptx) {
+    const auto compile = [&](const std::string& pipeline) {
+        Unit unit = compile_unit(ptx, m, passes::parse_pipeline(pipeline));
+        m.cache = combine(m.cache, unit.cache);
+        m.pipeline_ms += unit.compiled.pipeline_ms;
+        return std::move(unit.compiled);
+    };
+    auto variants = std::make_shared<ModuleVariants>(
+        prepare_variants(ptx, config_.candidates, config_.max_variants, compile));
+    for (const auto& failure : variants->failures)
+        log_->warn("module {} ({}): candidate {}; not a variant", m.name(), m.api, failure);
+    if (config_.fault == TestFault::Variant)
+        for (size_t i = 1; i < variants->texts.size(); ++i)
+            variants->texts[i].insert(0,
+                                      "this is not PTX (injected by CFRJIT_TEST_FAULT=variant)\n");
+    m.outcome = ModuleOutcome::Adaptive;
+    m.key = decision_key(ptx);
+    std::string kernels;
+    for (const auto& k : variants->kernels)
+        kernels +=
+            fmt::format("{}{} ({})", kernels.empty() ? "" : ", ", k.kernel, k.variants.size());
+    m.reason = variants->kernels.empty()
+                   ? "no variants: " + variants->reason
+                   : "the original is loaded; kernels with variants: " + kernels;
+    log_->info("module {} ({}): {}", m.name(), m.api, m.reason);
+    const uint32_t id = m.id;
+    std::lock_guard lock(mutex_);
+    for (const auto& k : variants->kernels) {
+        KernelCandidates c{m.key, k.kernel, {}};
+        for (size_t v : k.variants)
+            c.names.push_back(variants->pipelines[v]);
+        adaptive_->set_candidates(kernel_id_locked(k.kernel, id), std::move(c));
+    }
+    variants_[id] = std::move(variants);
+    modules_.push_back(std::move(m));
+    LoadDecision d;
+    d.module = id;
+    d.follow = true;
+    return d;
+}
+
+Session::VariantImage Session::variant_image(uint32_t kernel, size_t variant) const {
+    std::lock_guard lock(mutex_);
+    if (kernel >= kernels_.size()) return {};
+    const uint32_t module = kernels_[kernel].module;
+    auto it = variants_.find(module);
+    if (it == variants_.end()) return {};
+    for (const auto& k : it->second->kernels)
+        if (k.kernel == kernels_[kernel].name && variant < k.variants.size() && variant != 0)
+            return {module, k.variants[variant], &it->second->texts[k.variants[variant]]};
+    return {};
+}
+
+void Session::variant_dropped(uint32_t kernel, size_t variant, std::string_view why) {
+    if (adaptive_ == nullptr) return;
+    log_->warn("kernel {}: variant '{}' dropped: {}; its launches go on with the other variants",
+               kernel_name(kernel), adaptive_->variant_name(kernel, variant), why);
+    adaptive_->drop(kernel, variant);
 }
 
 void Session::map_prepared(const ModuleRecord& m, const std::vector<Unit>& units,
@@ -345,6 +428,7 @@ void Session::module_unloaded(const void* handle) {
         if (auto it = module_handles_.find(handle); it != module_handles_.end()) {
             divmap_.module_gone(it->second);
             prepared_.erase(it->second);
+            variants_.erase(it->second);
             module_handles_.erase(it);
         }
         module_contexts_.erase(handle);
@@ -474,6 +558,8 @@ void add_time(Stats& s, double ms) {
 } // namespace
 
 void Session::launch_timed(const PendingLaunch& launch, double ms) {
+    if (adaptive_ != nullptr && launch.selection != 0)
+        adaptive_->timed({launch.variant, launch.selection}, ms);
     std::lock_guard lock(mutex_);
     if (launch.what == Timed::Graph) {
         if (launch.id >= 1 && launch.id <= graphs_.size()) add_time(graphs_[launch.id - 1], ms);
@@ -537,8 +623,15 @@ void Session::graph_destroyed(const void* exec) {
 // ---- the report ---------------------------------------------------------------------------------
 
 std::vector<KernelStats> Session::kernels() const {
-    std::lock_guard lock(mutex_);
-    return kernels_;
+    std::vector<KernelStats> out;
+    {
+        std::lock_guard lock(mutex_);
+        out = kernels_;
+    }
+    if (adaptive_ != nullptr)
+        for (uint32_t k = 0; k < out.size(); ++k)
+            if (out[k].launches > 0 || out[k].captured > 0) out[k].adaptive = adaptive_->report(k);
+    return out;
 }
 
 std::vector<ModuleRecord> Session::modules() const {
@@ -577,6 +670,7 @@ void Session::dump(const ModuleRecord& m, size_t unit, std::string_view original
 
 void Session::finish() {
     if (!enabled_ || finished_.exchange(true)) return;
+    if (adaptive_ != nullptr) adaptive_->save_all();
     const auto ks = kernels();
     const auto ms = modules();
     const auto gs = graphs();

@@ -3,11 +3,13 @@
 // owns everything that touches the driver; handles are opaque keys here.
 #pragma once
 
+#include "runtime/adaptive.hpp"
 #include "runtime/cache.hpp"
 #include "runtime/config.hpp"
 #include "runtime/divergence_map.hpp"
 #include "runtime/stats.hpp"
 #include "runtime/timing.hpp"
+#include "runtime/variants.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -31,6 +33,7 @@ struct LoadDecision {
     const void* image = nullptr; // what to hand the driver (lives until the module is unloaded)
     size_t size = 0;             // its size in bytes (PTX text: with its NUL)
     const std::string* ptx = 0;  // the rewritten text, when `image` is PTX text
+    bool follow = false;         // load the image as it is, and report its handle (module_loaded)
     bool rewrite() const { return image != nullptr; }
 };
 
@@ -94,6 +97,20 @@ public:
     void graph_launched(uint32_t graph); // counted, not yet timed
     void graph_destroyed(const void* exec);
 
+    // ---- the adaptive policy (CFRJIT_POLICY=adaptive): null under the fixed policy
+    AdaptiveSelector* adaptive() { return adaptive_.get(); }
+    // The PTX text of variant `variant` of `kernel` (as the selector numbers them), and the
+    // module it belongs to; null when there is none.
+    struct VariantImage {
+        uint32_t module = 0;
+        size_t pipeline = 0; // the module's variant module this is (shared by its kernels)
+        const std::string* ptx = nullptr;
+    };
+    VariantImage variant_image(uint32_t kernel, size_t variant) const;
+    // A variant failed to load or to launch: logs one line; the kernel's launches go on with its
+    // other variants.
+    void variant_dropped(uint32_t kernel, size_t variant, std::string_view why);
+
     // Prints the report on stderr (or the log file) and writes CFRJIT_REPORT; once.
     void finish();
 
@@ -111,6 +128,7 @@ private:
         const void* original_wrapper = nullptr;        // or the program's own wrapper
     };
 
+    void start_adaptive();
     std::shared_ptr<ModuleCache> cache(); // null when off or unusable
     void disable_cache(const std::string& why);
     Unit compile_unit(const std::string& ptx, ModuleRecord& m,
@@ -120,6 +138,7 @@ private:
     void map_prepared(const ModuleRecord& m, const std::vector<Unit>& units,
                       const std::vector<std::vector<passes::PassSpec>>& pipelines);
     LoadDecision pass_through(ModuleRecord m, ModuleOutcome outcome, const std::string& reason);
+    LoadDecision prepare_adaptive(ModuleRecord m, const std::string& ptx);
     void dump(const ModuleRecord& m, size_t unit, std::string_view original,
               std::string_view rewritten);
     uint32_t kernel_id_locked(std::string_view name, uint32_t module);
@@ -153,6 +172,8 @@ private:
 
     PendingLaunches pending_;
     DivergenceMapCounts divmap_;
+    std::unique_ptr<AdaptiveSelector> adaptive_;
+    std::map<uint32_t, std::shared_ptr<const ModuleVariants>> variants_; // by module id
     std::atomic<bool> finished_{false};
 };
 

@@ -1,11 +1,13 @@
 // What the shim knows about each module it saw and each kernel it timed, for the exit report.
 #pragma once
 
+#include "runtime/adaptive.hpp"
 #include "runtime/compile.hpp"
 #include "runtime/timing.hpp"
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,7 @@ enum class ModuleOutcome {
     NotAnImage,        // damaged, or nothing the shim understands
     CompileFailed,     // parsing, a pass, or the cache failed
     DriverRefused,     // the driver refused the rewritten module (at load or at first use)
+    Adaptive,          // CFRJIT_POLICY=adaptive: the original is loaded, variants stand by
 };
 std::string to_string(ModuleOutcome outcome); // "ptx-only-for-newer-architectures"
 
@@ -65,9 +68,10 @@ struct KernelStats {
     double total_ms = 0;
     double min_ms = std::numeric_limits<double>::infinity();
     double max_ms = 0;
-    Dim3 grid, block;                  // of the first launch
-    bool varied = false;               // later launches used other sizes
-    std::vector<LaunchSample> samples; // CFRJIT_TIMING=per-launch only
+    Dim3 grid, block;                       // of the first launch
+    bool varied = false;                    // later launches used other sizes
+    std::vector<LaunchSample> samples;      // CFRJIT_TIMING=per-launch only
+    std::optional<AdaptiveReport> adaptive; // CFRJIT_POLICY=adaptive only
 };
 
 // An instantiated graph (CUgraphExec) and its launches, timed as a whole.

@@ -25,6 +25,8 @@ struct PendingLaunch {
     void* start;
     void* end;
     Timed what = Timed::Kernel;
+    uint32_t selection = 0; // the adaptive policy's selection this launch measures (0: none)
+    uint32_t variant = 0;   // and the variant it ran
 };
 
 struct EventOps {

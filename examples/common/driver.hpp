@@ -44,8 +44,9 @@ inline std::string read_text(const std::string& path) {
     return s.str();
 }
 
-// Usage: <name>_drv [--O0] [file.ptx]. Without a file, the build tree's <name>.O3.ptx (or .O0.ptx
-// with --O0) is loaded.
+// Usage: <name>_drv [--O0] [--repeat N] [file.ptx]. Without a file, the build tree's <name>.O3.ptx
+// (or .O0.ptx with --O0) is loaded. --repeat launches the kernel N times, each time on the same
+// inputs (for launch-by-launch measurements such as the adaptive policy's).
 inline std::string ptx_path(const char* name, int argc, char** argv) {
     std::string level = "O3";
     std::string path;
@@ -54,8 +55,10 @@ inline std::string ptx_path(const char* name, int argc, char** argv) {
             level = "O0";
         } else if (std::strcmp(argv[i], "--O3") == 0) {
             level = "O3";
+        } else if (std::strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+            ++i;
         } else if (argv[i][0] == '-') {
-            std::fprintf(stderr, "usage: %s_drv [--O0|--O3] [file.ptx]\n", name);
+            std::fprintf(stderr, "usage: %s_drv [--O0|--O3] [--repeat N] [file.ptx]\n", name);
             std::exit(2);
         } else {
             path = argv[i];
@@ -66,8 +69,22 @@ inline std::string ptx_path(const char* name, int argc, char** argv) {
     return path;
 }
 
+inline int repeat_count(int argc, char** argv) {
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::strcmp(argv[i], "--repeat") == 0) {
+            const int n = std::atoi(argv[i + 1]);
+            if (n < 1) {
+                std::fprintf(stderr, "--repeat takes a positive count (got '%s')\n", argv[i + 1]);
+                std::exit(2);
+            }
+            return n;
+        }
+    return 1;
+}
+
 template <class P>
 int run_driver(P& problem, int argc, char** argv) {
+    const int repeat = repeat_count(argc, argv);
     const std::string ptx = read_text(ptx_path(P::name, argc, argv));
 
     CU_CHECK(cuInit(0));
@@ -96,9 +113,14 @@ int run_driver(P& problem, int argc, char** argv) {
         params.push_back(&s);
 
     const Launch l = problem.launch();
-    CU_CHECK(cuLaunchKernel(fn, l.grid, 1, 1, l.block, 1, 1, l.shared_bytes, nullptr, params.data(),
-                            nullptr));
-    CU_CHECK(cuCtxSynchronize());
+    for (int r = 0; r < repeat; ++r) {
+        if (r > 0)
+            for (std::size_t i = 0; i < buffers.size(); ++i)
+                CU_CHECK(cuMemcpyHtoD(dptr[i], buffers[i].host, buffers[i].bytes));
+        CU_CHECK(cuLaunchKernel(fn, l.grid, 1, 1, l.block, 1, 1, l.shared_bytes, nullptr,
+                                params.data(), nullptr));
+        CU_CHECK(cuCtxSynchronize());
+    }
 
     for (std::size_t i = 0; i < buffers.size(); ++i) {
         if (buffers[i].out) CU_CHECK(cuMemcpyDtoH(buffers[i].host, dptr[i], buffers[i].bytes));

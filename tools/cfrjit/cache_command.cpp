@@ -1,8 +1,10 @@
-// cfrjit cache {list,clear,stats} and cfrjit passes.
+// cfrjit cache {list,clear,stats,show} and cfrjit passes.
 #include "passes/registry.hpp"
+#include "runtime/adaptive.hpp"
 #include "runtime/cache.hpp"
 #include "runtime/compile.hpp"
 #include "runtime/config.hpp"
+#include "runtime/decision_store.hpp"
 #include "tools/cfrjit/commands.hpp"
 
 #include <fmt/format.h>
@@ -29,6 +31,39 @@ std::string kernels_of(const std::string& path) {
     }
 }
 
+std::string dims(const runtime::Dim3& d) {
+    return fmt::format("{}x{}x{}", d.x, d.y, d.z);
+}
+
+std::string variant_line(const runtime::StoredVariant& v) {
+    if (v.samples_ms.empty()) return fmt::format("{}: not measured", v.name);
+    const auto m = runtime::median_interval(v.samples_ms);
+    return fmt::format("{}: {} launches, median {:.0f} ns [{:.0f}, {:.0f}]", v.name,
+                       v.samples_ms.size(), m.median * 1e6, m.low * 1e6, m.high * 1e6);
+}
+
+// The adaptive policy's decisions: per module, kernel, GPU and launch shape.
+int show_decisions(const std::string& dir) {
+    const runtime::DecisionStore store(dir);
+    size_t shown = 0;
+    for (const auto& e : store.list()) {
+        if (!e.problem.empty()) {
+            fmt::print("module {:016x}: unreadable ({})\n", e.module, e.problem);
+            continue;
+        }
+        for (const auto& s : e.selections) {
+            fmt::print("module {:016x}  {}  grid {} block {}  on {}\n", e.module, s.kernel,
+                       dims(s.shape.grid), dims(s.shape.block), s.gpu);
+            fmt::print("    decision: {}\n", s.decided ? *s.decided : "(undecided)");
+            for (const auto& v : s.variants)
+                fmt::print("    {}\n", variant_line(v));
+            ++shown;
+        }
+    }
+    fmt::print("{}: {} decision(s) and measurement(s)\n", store.dir(), shown);
+    return 0;
+}
+
 } // namespace
 
 int cache_command(const std::string& action, const std::string& dir_option) {
@@ -43,8 +78,11 @@ int cache_command(const std::string& action, const std::string& dir_option) {
     }
     try {
         runtime::ModuleCache cache(dir);
+        if (action == "show") return show_decisions(dir);
         if (action == "clear") {
-            fmt::print("{}: {} entries removed\n", dir, cache.clear());
+            const size_t decisions = runtime::DecisionStore(dir).clear();
+            fmt::print("{}: {} entries and {} decision entries removed\n", dir, cache.clear(),
+                       decisions);
             return 0;
         }
         const auto entries = cache.list();

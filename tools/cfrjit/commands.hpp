@@ -10,6 +10,7 @@ struct RunOptions {
     std::string passes;
     bool passes_set = false;
     std::string report, timing, kernels, cache_dir, log, log_file, dump_dir, images;
+    std::string policy, candidates, max_variants; // CFRJIT_POLICY, CFRJIT_CANDIDATES, ...
     bool no_cache = false;
     bool divergence_map = false; // CFRJIT_DIVERGENCE_MAP=1
     bool emulator = false;       // force the emulated driver

@@ -13,7 +13,7 @@ constexpr const char* kDescription = R"(cfrjit: a dynamic compiler for CUDA prog
                                        module it loads is rewritten by the pass pipeline, cached,
                                        and every kernel launch is timed; a per-kernel table is
                                        printed on stderr at exit
-  cfrjit cache list|stats|clear        the module cache
+  cfrjit cache list|stats|show|clear   the module cache; show: the adaptive policy's decisions
   cfrjit passes                        the passes a pipeline may use
   cfrjit locate                        where run finds libcfrjit.so and the driver
   cfrjit divmap [--source DIR] REPORT  the CUDA source with each line's divergent / visits
@@ -55,6 +55,22 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--cache-dir", run.cache_dir, "Cache directory (CFRJIT_CACHE_DIR)")
         ->type_name("DIR");
     run_cmd->add_flag("--no-cache", run.no_cache, "Do not use the cache (CFRJIT_CACHE=off)");
+    run_cmd
+        ->add_option("--policy", run.policy,
+                     "fixed: every kernel gets the pipeline's rewrite; adaptive: each kernel runs "
+                     "the fastest of its original and candidate variants, measured "
+                     "(CFRJIT_POLICY, docs/policy.md)")
+        ->type_name("POLICY");
+    run_cmd
+        ->add_option("--candidates", run.candidates,
+                     "The adaptive policy's candidate pipelines, separated by ';' "
+                     "(CFRJIT_CANDIDATES)")
+        ->type_name("PIPELINES");
+    run_cmd
+        ->add_option("--max-variants", run.max_variants,
+                     "The most variants a kernel gets under the adaptive policy, the original "
+                     "included (CFRJIT_MAX_VARIANTS, default 4)")
+        ->type_name("N");
     run_cmd->add_flag("--divergence-map", run.divergence_map,
                       "Count warp visits and divergences of every branch (divergence-map, after "
                       "the pipeline) and report them (CFRJIT_DIVERGENCE_MAP=1)");
@@ -77,10 +93,14 @@ int main(int argc, char** argv) {
                     "be started.");
 
     std::string action, cache_dir;
-    auto* cache_cmd = app.add_subcommand("cache", "List, summarise or clear the module cache");
-    cache_cmd->add_option("action", action, "list, stats or clear")
+    auto* cache_cmd = app.add_subcommand(
+        "cache", "List, summarise or clear the module cache; show the adaptive policy's decisions");
+    cache_cmd
+        ->add_option("action", action,
+                     "list, stats, show (the adaptive policy's decisions) or clear (modules and "
+                     "decisions)")
         ->required()
-        ->check(CLI::IsMember({"list", "stats", "clear"}));
+        ->check(CLI::IsMember({"list", "stats", "show", "clear"}));
     cache_cmd
         ->add_option("--cache-dir", cache_dir,
                      "Cache directory (default: $CFRJIT_CACHE_DIR, "

@@ -37,6 +37,9 @@ int run_program(const RunOptions& o) {
     set("CFRJIT_LOG", o.log);
     set("CFRJIT_LOG_FILE", o.log_file);
     set("CFRJIT_DUMP_DIR", o.dump_dir);
+    set("CFRJIT_POLICY", o.policy);
+    set("CFRJIT_CANDIDATES", o.candidates);
+    set("CFRJIT_MAX_VARIANTS", o.max_variants);
     if (o.no_cache) setenv("CFRJIT_CACHE", "off", 1);
     if (o.divergence_map) setenv("CFRJIT_DIVERGENCE_MAP", "1", 1);
     try {
