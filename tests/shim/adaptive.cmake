@@ -31,6 +31,6 @@ if(TARGET nested_loops_heavy_drv)
                          $<TARGET_FILE:short_circuit_drv> --repeat 4)
 endif()
 if(CFRJIT_NVCC)
-    cfrjit_adaptive_test("short_circuit rt: every variant refused" --fault --
+    cfrjit_adaptive_test("short_circuit rt: every variant refused, three runs" --runs 3 --fault --
                          ${bin}/short_circuit_rt)
 endif()

@@ -44,7 +44,8 @@ def tie(variants, max_samples=30):
 def main():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("reports", nargs="+")
-    p.add_argument("--fault", metavar="LOG", help="every variant was refused: check the log")
+    p.add_argument("--fault", metavar="LOGS",
+                   help="every variant was refused: check the runs' logs (comma-separated)")
     p.add_argument("--expect-cheaper", action="store_true",
                    help="some kernel with variants of different cost was decided on the cheapest")
     p.add_argument("--expect-decided", action="store_true",
@@ -64,19 +65,27 @@ def main():
                                     f"{k2['decision']} {k2['variant']}")
     with_variants = [k for r in reports for k in launched(r) if len(k.get("variants", [])) > 1]
     if a.fault:
-        log = open(a.fault).read()
-        dropped = re.findall(r"kernel (\S+): variant '([^']+)' dropped", log)
-        if len(dropped) != len(set(dropped)):
-            problems.append("a variant was dropped with more than one log line")
-        for k in launched(reports[0]):
-            for v in k.get("variants", [])[1:]:
-                if v["launches"] and (k["name"], v["name"]) not in dropped:
-                    problems.append(f"{k['name']}: variant {v['name']} refused without a log line")
-                if not v["dropped"]:
-                    problems.append(f"{k['name']}: variant {v['name']} not dropped")
-            if k["variant"] != "original":
-                problems.append(f"{k['name']}: runs {k['variant']} though every variant was refused")
-        if not dropped:
+        # One log per run, in the order of the reports: every variant a run tried was refused,
+        # dropped, and logged exactly once in that run.
+        logs = a.fault.split(",")
+        any_dropped = False
+        for path, r, log_path in zip(a.reports, reports, logs):
+            dropped = re.findall(r"kernel (\S+): variant '([^']+)' dropped", open(log_path).read())
+            if len(dropped) != len(set(dropped)):
+                problems.append(f"{log_path}: a variant was dropped with more than one log line")
+            any_dropped = any_dropped or bool(dropped)
+            for k in launched(r):
+                for v in k.get("variants", [])[1:]:
+                    tried = v["launches"] > 0 or v["dropped"]
+                    if tried and (k["name"], v["name"]) not in dropped:
+                        problems.append(f"{path}: {k['name']}: variant {v['name']} refused "
+                                        f"without a log line")
+                    if tried and not v["dropped"]:
+                        problems.append(f"{path}: {k['name']}: variant {v['name']} not dropped")
+                if k["variant"] != "original":
+                    problems.append(f"{path}: {k['name']}: runs {k['variant']} though every "
+                                    f"variant was refused")
+        if not any_dropped:
             problems.append("no variant was dropped")
     if a.expect_cheaper:
         decided = [k for r in reports for k in launched(r) if k["decision"] == "measured" and

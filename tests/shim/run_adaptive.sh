@@ -34,7 +34,7 @@ fail() { echo "FAILED: $*"; for f in "$work"/*.err; do [[ -s $f ]] && { echo "--
 
 LD_LIBRARY_PATH=$emulator "$@" >"$work/alone.out" 2>"$work/alone.err" || fail "program fails alone"
 [[ $fault == 1 ]] && export CFRJIT_TEST_FAULT=variant
-reports=()
+reports=() logs=
 for ((run = 1; run <= runs; ++run)); do
     "$cfrjit" run --policy adaptive --report "$work/r$run.json" -- "$@" \
         >"$work/shim$run.out" 2>"$work/shim$run.err" || fail "program fails under the shim (run $run)"
@@ -46,9 +46,10 @@ for ((run = 1; run <= runs; ++run)); do
         fail "log lines (run $run)"
     fi
     reports+=("$work/r$run.json")
+    logs+="${logs:+,}$work/shim$run.err"
 done
 args=()
-[[ $fault == 1 ]] && args+=(--fault "$work/shim1.err")
+[[ $fault == 1 ]] && args+=(--fault "$logs")
 [[ $cheaper == 1 ]] && args+=(--expect-cheaper)
 [[ $decided == 1 ]] && args+=(--expect-decided)
 python3 "$here/check_adaptive.py" "${args[@]}" "${reports[@]}" || fail "report check"
