@@ -134,11 +134,10 @@ std::string guarded_sequence_problem(const ptx::Cfg& cfg) {
         if (!(e.kind == ptx::EdgeKind::Taken && uniform.count({e.from, e.to})))
             rest.add_edge(e.from, e.to);
     if (analysis::is_cyclic(rest, 0)) return "a cycle that is not a uniform jump";
-    const auto klass = analysis::classify(rest, 0, n).klass;
-    if (klass != analysis::StructuralClass::Linear &&
-        klass != analysis::StructuralClass::TailStructured)
+    if (!analysis::is_linear(rest, 0, n) &&
+        !analysis::contracts(rest, 0, n, analysis::Rules::TailStructured))
         return fmt::format("without the uniform jumps the CFG is {}, not a chain of if-thens",
-                           analysis::to_string(klass));
+                           analysis::to_string(analysis::classify(rest, 0, n).klass));
     for (const auto& [from, to] : analysis::back_edges(cfg.graph(), 0))
         if (!uniform.count({from, to}))
             return fmt::format("retreating edge {} -> {} is not a uniform jump", from, to);
