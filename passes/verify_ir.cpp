@@ -111,30 +111,31 @@ std::optional<std::string> branch_target_problem(const ptx::Cfg& cfg, const Labe
             if (missing(entry))
                 return fmt::format("table {} names {}, which labels no block", name, entry);
     }
-    for (BlockId b = 0; b < cfg.blocks.size(); ++b)
-        for (const auto& statement : cfg.blocks[b].statements) {
-            const auto* in = std::get_if<ptx::Instruction>(&statement);
-            if (!in) continue;
-            if (in->control() == ControlKind::Branch) {
-                if (in->operands.empty()) return fmt::format("{} has no target", at(*in, b));
-                if (missing(in->operands.front().text))
-                    return fmt::format("{} branches to {}, which labels no block", at(*in, b),
-                                       in->operands.front().text);
-            }
-            if (in->control() == ControlKind::IndirectBranch) {
-                if (in->operands.empty()) return fmt::format("{} has no targets", at(*in, b));
-                const ptx::Operand& list = in->operands.back();
-                if (list.kind == ptx::Operand::Kind::List) {
-                    for (const auto& e : list.elements)
-                        if (missing(e.text))
-                            return fmt::format("{} branches to {}, which labels no block",
-                                               at(*in, b), e.text);
-                } else if (labels.tables.count(list.text) == 0) {
-                    return fmt::format("{} names {}, which is no .branchtargets table", at(*in, b),
-                                       list.text);
-                }
+    // Only a block's last instruction may transfer control (the cfg check says so otherwise).
+    for (BlockId b = 0; b < cfg.blocks.size(); ++b) {
+        const ptx::Instruction* in = cfg.blocks[b].terminator();
+        if (!in) continue;
+        const ControlKind kind = in->control();
+        if (kind == ControlKind::Branch) {
+            if (in->operands.empty()) return fmt::format("{} has no target", at(*in, b));
+            if (missing(in->operands.front().text))
+                return fmt::format("{} branches to {}, which labels no block", at(*in, b),
+                                   in->operands.front().text);
+        }
+        if (kind == ControlKind::IndirectBranch) {
+            if (in->operands.empty()) return fmt::format("{} has no targets", at(*in, b));
+            const ptx::Operand& list = in->operands.back();
+            if (list.kind == ptx::Operand::Kind::List) {
+                for (const auto& e : list.elements)
+                    if (missing(e.text))
+                        return fmt::format("{} branches to {}, which labels no block", at(*in, b),
+                                           e.text);
+            } else if (labels.tables.count(list.text) == 0) {
+                return fmt::format("{} names {}, which is no .branchtargets table", at(*in, b),
+                                   list.text);
             }
         }
+    }
     return std::nullopt;
 }
 
