@@ -43,7 +43,7 @@ deps() {
         "${missing[@]}" >/dev/null
 }
 
-# configure DIR [CMAKE_ARGS...]: configures DIR once.
+# configure DIR [CMAKE_ARGS...]: configures DIR (once; later calls only apply CMAKE_ARGS).
 configure() {
     local dir=$1
     shift
@@ -51,6 +51,8 @@ configure() {
     [ -d /usr/local/cuda ] && cuda_args=(-DCUDAToolkit_ROOT=/usr/local/cuda)
     if [ ! -f "$dir/build.ninja" ]; then
         cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" "$@"
+    elif [ $# -gt 0 ]; then
+        cmake "$dir" "$@" >/dev/null # a directory configured before gets the job's settings
     fi
 }
 
@@ -66,37 +68,53 @@ run_tests() {
 }
 
 # The sanitizer jobs (docs/building.md, "Sanitizer builds"). The first finding fails the test.
+# Each build leaves out the benchmarks (and the fuzz targets, which are ASan + UBSan builds of
+# their own in the plain build); docs/results/reliability.md has what each job runs and its time.
 asan_build=${CFRJIT_ASAN_BUILD_DIR:-$root/build-asan}
 tsan_build=${CFRJIT_TSAN_BUILD_DIR:-$root/build-tsan}
-sanitizer_flags=(-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
+sanitizer_flags=(-DCFRJIT_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG")
 suppressions=$root/scripts/sanitizers
 asan_options="strict_string_checks=1:detect_stack_use_after_return=0"
 ubsan_options="print_stacktrace=1:halt_on_error=1"
 
-# ASan + UBSan, in two runs. The unit tests (label `unit`: instrumented Catch2 programs) with
-# leak detection. Then the programs: nvcc-built examples and test programs, which are not
-# instrumented, run under the instrumented emulated driver and shim with the sanitizer runtime
-# preloaded into every process of the test (shell and Python included), so without leak
-# detection; left out: the fuzzers (their own ASan + UBSan builds, by clang) and the check that
-# libcfrjit.so needs nothing but glibc (an instrumented one needs the sanitizer runtimes).
+# Left out of the ASan + UBSan unit run: the two tests that share the random differential
+# tester's 1000 graphs (each runs all of them: 11 of the run's 14 minutes of test time). The job
+# gives the tester's first 100 graphs (the same seed) to cfr-synth instead; every line of passes/
+# and tools/cfr-synth/ that the 1000 graphs execute, the other unit tests and those 100 graphs
+# execute too (measured with gcov, docs/results/reliability.md).
+asan_unit_excluded='^synth: ?random CFGs(, no pass errors| with loops, every configuration)'
+asan_random_graphs=100
+
+# ASan + UBSan, in two runs. The unit tests (label `unit`: instrumented Catch2 programs) and the
+# random differential tester with leak detection. Then the programs: nvcc-built examples and test
+# programs, which are not instrumented, run under the instrumented emulated driver and shim with
+# the sanitizer runtime preloaded into every process of the test (shell and Python included), so
+# without leak detection, and once each (CFRJIT_TEST_RUNS_MAX: the plain job repeats some 10 or
+# 50 times); left out: the fuzzers, the install tests (packaging, no code of cfrjit's) and the
+# check that libcfrjit.so needs nothing but glibc (an instrumented one needs the sanitizer
+# runtimes).
 asan_job() {
     echo "== ASan + UBSan: $asan_build"
     configure "$asan_build" -DCFRJIT_SANITIZE=address,undefined "${sanitizer_flags[@]}"
     cmake --build "$asan_build" -j "$jobs"
-    echo "== ASan + UBSan: unit tests, with leak detection"
-    ASAN_OPTIONS="$asan_options:detect_leaks=1" UBSAN_OPTIONS="$ubsan_options" \
-        LSAN_OPTIONS="suppressions=$suppressions/lsan.supp:print_suppressions=0" \
-        ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" -L unit "$@"
+    echo "== ASan + UBSan: unit tests and the random differential tester, with leak detection"
+    local leak_env=(ASAN_OPTIONS="$asan_options:detect_leaks=1" UBSAN_OPTIONS="$ubsan_options"
+        LSAN_OPTIONS="suppressions=$suppressions/lsan.supp:print_suppressions=0")
+    env "${leak_env[@]}" ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" -L unit \
+        -E "$asan_unit_excluded" "$@"
+    env "${leak_env[@]}" "$asan_build/tools/cfr-synth/cfr-synth" random --seed 20240607 \
+        --count "$asan_random_graphs" --quiet
     echo "== ASan + UBSan: programs on the instrumented driver and shim"
     LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
         ASAN_OPTIONS="$asan_options:detect_leaks=0:verify_asan_link_order=0" \
-        UBSAN_OPTIONS="$ubsan_options" \
-        ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" -LE 'unit|fuzz' \
+        UBSAN_OPTIONS="$ubsan_options" CFRJIT_TEST_RUNS_MAX=1 \
+        ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" -LE 'unit|fuzz|install' \
         -E 'needs only glibc' "$@"
 }
 
-# TSan: the concurrency tests (tests/concurrency and the unit tests named "concurrency: ...").
+# TSan: the concurrency tests (tests/concurrency and the unit tests named "concurrency: ..."),
+# with only what they need built.
 tsan_job() {
     echo "== TSan: $tsan_build"
     configure "$tsan_build" -DCFRJIT_SANITIZE=thread "${sanitizer_flags[@]}"

@@ -20,6 +20,8 @@ while [[ $# -gt 0 && $1 != -- ]]; do
 done
 shift
 [[ $# -gt 0 ]] || { echo "run_program.sh: no program"; exit 2; }
+# CFRJIT_TEST_RUNS_MAX caps N (the ASan job runs each program once per pipeline).
+((runs > ${CFRJIT_TEST_RUNS_MAX:-runs})) && runs=$CFRJIT_TEST_RUNS_MAX
 emulator=${CFRJIT_EMULATOR_LIB:?}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d /tmp/cfrjit-program.XXXXXX)
