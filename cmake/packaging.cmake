@@ -1,7 +1,7 @@
 # CPack: `cpack -G DEB` in a build directory makes cfrjit_<version>_<arch>.deb from the install
 # rules (docs/building.md, "Installing"). The binaries are stripped; their package dependencies
 # come from dpkg-shlibdeps (libc6, libstdc++6, libgcc-s1: everything else cfrjit uses is
-# header-only or linked statically).
+# header-only or linked statically), or are those three where dpkg-shlibdeps or file is missing.
 set(CPACK_PACKAGE_NAME cfrjit)
 set(CPACK_PACKAGE_VENDOR cfrjit)
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
@@ -16,5 +16,11 @@ set(CPACK_PACKAGE_CONTACT "cfrjit developers" CACHE STRING "Maintainer of the .d
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+find_program(CFRJIT_DPKG_SHLIBDEPS dpkg-shlibdeps)
+find_program(CFRJIT_FILE file)
+if(CFRJIT_DPKG_SHLIBDEPS AND CFRJIT_FILE)
+    set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+else()
+    set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6, libgcc-s1, libstdc++6")
+endif()
 include(CPack)

@@ -26,7 +26,7 @@ EOT
 
 packages=(cmake ninja-build g++ pkg-config libboost-graph-dev libspdlog-dev libfmt-dev catch2
     libcli11-dev liblz4-dev libzstd-dev nlohmann-json3-dev python3 python3-matplotlib clang
-    libclang-rt-14-dev)
+    libclang-rt-14-dev dpkg-dev file)
 
 deps() {
     local missing=()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The .deb that cpack makes from a build's install rules:
 #   check_deb.sh CPACK BUILD
-# Its control fields (name, version, maintainer, description, dependencies from dpkg-shlibdeps),
+# Its control fields (name, version, maintainer, description, dependencies),
 # its files (the installed layout under /usr), and cfrjit locate from the unpacked package naming
 # the package's own shim and emulated driver.
 set -u
