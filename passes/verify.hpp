@@ -5,6 +5,7 @@
 // the function and the check. docs/verifier.md says what each check looks at.
 #pragma once
 
+#include "passes/analysis/structure.hpp"
 #include "passes/pass.hpp"
 #include "ptx/cfg.hpp"
 
@@ -84,7 +85,7 @@ private:
         size_t declarations = 0;
         bool loops_tail_controlled = false; // TailStructured*
         bool uniform_branch = false;        // TailStructuredWhereDivergent
-        int klass = 0;                      // ClassKept: analysis::StructuralClass
+        analysis::StructuralClass klass{};  // ClassKept
         size_t blocks = 0;                  // SameCfg
         std::vector<ptx::CfgEdge> edges;    // SameCfg
     };

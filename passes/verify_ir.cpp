@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
+#include <cctype>
 #include <tuple>
 #include <unordered_map>
 #include <unordered_set>
@@ -69,9 +69,16 @@ std::string_view base_name(const std::string& text) {
     return std::string_view(text).substr(0, text.find('.'));
 }
 
+// An instruction as printed on one line, whitespace collapsed, with its block and line.
 std::string at(const ptx::Instruction& instruction, BlockId block) {
-    std::string text = ptx::print(instruction);
-    std::replace(text.begin(), text.end(), '\t', ' ');
+    std::string text;
+    for (const char c : ptx::print(instruction)) {
+        const bool space = std::isspace(static_cast<unsigned char>(c));
+        if (space && (text.empty() || text.back() == ' ')) continue;
+        text += space ? ' ' : c;
+    }
+    while (!text.empty() && text.back() == ' ')
+        text.pop_back();
     if (instruction.loc.line != 0)
         return fmt::format("'{}' (block {}, line {})", text, block, instruction.loc.line);
     return fmt::format("'{}' (block {})", text, block);

@@ -132,7 +132,7 @@ void Verifier::before(ModuleUnit& unit, Promise promise) {
             state.loops_tail_controlled = loops_problem(function).empty();
             break;
         case Promise::ClassKept:
-            state.klass = static_cast<int>(structural_class(function));
+            state.klass = structural_class(function);
             break;
         case Promise::SameCfg:
             state.blocks = function.cfg().blocks.size();
@@ -181,10 +181,9 @@ std::string Verifier::promise_problem(FunctionUnit& f, Promise promise, bool rew
     case Promise::ClassKept: {
         if (!rewritten || !state) return {};
         const StructuralClass now = structural_class(f);
-        if (static_cast<int>(now) <= state->klass) return {};
+        if (now <= state->klass) return {};
         return fmt::format("promised to keep the structural class: {} before, {} after",
-                           analysis::to_string(static_cast<StructuralClass>(state->klass)),
-                           analysis::to_string(now));
+                           analysis::to_string(state->klass), analysis::to_string(now));
     }
     case Promise::LoopsTailControlled:
         if (auto loops = loops_problem(f); !loops.empty())
