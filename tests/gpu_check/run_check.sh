@@ -23,6 +23,10 @@ common=(--emulated --no-build --build "$build" --quick --reps 1 --jobs 2 --jit-r
     --examples short_circuit,nested_loops --suite "$suite_program"
     --out "$out/gpu.md" --work "$out/work")
 
+# Without bench/ (CFRJIT_BENCH=OFF, the sanitizer builds) there is no jit_cost: the page says so.
+page_args=()
+[[ -x $build/bench/gpu/jit_cost ]] || page_args=(--no-jit-cost)
+
 fingerprint() { sha256sum "$GPU_CHECK_SOURCE/docs/results/gpu.md" 2>/dev/null || echo absent; }
 
 case $mode in
@@ -39,7 +43,7 @@ page)
     [[ -x $build/bench/divergence/bin/${suite_program}_drv ]] &&
         suite_args=(--suite "$suite_program")
     python3 "$here/check_page.py" "$out/gpu.md" --examples short_circuit,nested_loops \
-        "${suite_args[@]}" --sanitizer || fail "page check"
+        "${suite_args[@]}" "${page_args[@]}" --sanitizer || fail "page check"
     ;;
 mismatch)
     "$GPU_CHECK_SCRIPT" "${common[@]}" --inject-mismatch short_circuit_drv 2>"$out/stderr"
@@ -47,7 +51,7 @@ mismatch)
     tail -5 "$out/stderr"
     [[ $status == 1 ]] || fail "gpu-check exit status $status (want 1)"
     python3 "$here/check_page.py" "$out/gpu.md" --examples short_circuit,nested_loops \
-        --mismatch short_circuit_drv || fail "page check"
+        --mismatch short_circuit_drv "${page_args[@]}" || fail "page check"
     ;;
 jit-cost)
     jit=$3
