@@ -90,10 +90,11 @@ void FunctionUnit::write_back() {
     function_->body = std::move(body);
 }
 
-ModuleUnit::ModuleUnit(ptx::Module& module) : module_(&module) {
+ModuleUnit::ModuleUnit(ptx::Module& module, const FunctionSelection& only) : module_(&module) {
     for (auto& item : module.items) {
         auto* function = std::get_if<ptx::Function>(&item);
         if (!function || !function->body) continue;
+        if (only && !only(function->name)) continue;
         try {
             functions_.emplace_back(*function, ptx::build_cfg(*function));
         } catch (const ptx::CfgError& e) {

@@ -5,6 +5,7 @@
 #include "passes/analysis/dominance.hpp"
 #include "passes/analysis/loops.hpp"
 #include "passes/analysis/structure.hpp"
+#include "passes/pass.hpp"
 #include "passes/taken_names.hpp"
 #include "ptx/cfg.hpp"
 #include "ptx/ir.hpp"
@@ -73,9 +74,11 @@ private:
 
 class ModuleUnit {
 public:
-    // Builds the CFG of every function definition. A function without a CFG (see
-    // ptx::build_cfg) is left out and listed in skipped().
-    explicit ModuleUnit(ptx::Module& module);
+    // Builds the CFG of every function definition that `only` selects (all when it is empty).
+    // A function without a CFG (see ptx::build_cfg) is left out and listed in skipped(); an
+    // unselected one is left out silently. Either stays exactly as it is, and to the analyses
+    // it is code they cannot see into.
+    explicit ModuleUnit(ptx::Module& module, const FunctionSelection& only = {});
     ~ModuleUnit();
     ModuleUnit(const ModuleUnit&) = delete;
     ModuleUnit& operator=(const ModuleUnit&) = delete;

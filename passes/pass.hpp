@@ -15,6 +15,10 @@ class ModuleUnit;
 
 using PassOptions = std::map<std::string, std::string>;
 
+// The functions a pipeline may rewrite, by name (CFRJIT_KERNELS in the shim); empty: every one.
+// The others never get a FunctionUnit: no pass sees or changes them.
+using FunctionSelection = std::function<bool(const std::string& function)>;
+
 // What one run of a pass did. Counters are named in the plural of what they count ("blocks
 // added", "predicates added", "regions restructured") so that reports can print them as they are.
 struct PassReport {
@@ -24,6 +28,9 @@ struct PassReport {
     // One line per decision a cost model took, with the numbers it compared ("loop at line 57 of
     // k: 970 -> 756 cycles per outer iteration, merged").
     std::vector<std::string> decisions;
+    // Filled by the pass manager: the functions whose CFG or declarations the pass changed, in
+    // the module's order.
+    std::vector<std::string> functions_changed;
 
     void count(const std::string& what, int64_t n = 1) { counters[what] += n; }
 };
