@@ -2,18 +2,13 @@
 #include "passes/linearize/node_list.hpp"
 
 #include "passes/analysis/reachability.hpp"
+#include "passes/block_code.hpp"
 #include "passes/module_unit.hpp"
 
 #include <stdexcept>
 
 namespace cfr::linearize {
 namespace {
-
-ptx::Instruction* last_instruction(std::vector<ptx::Statement>& statements) {
-    for (size_t i = statements.size(); i-- > 0;)
-        if (auto* in = std::get_if<ptx::Instruction>(&statements[i])) return in;
-    return nullptr;
-}
 
 std::vector<bool> reached_nodes(const std::vector<Node>& nodes) {
     const auto for_each_successor = [&](NodeId n, const auto& visit) {
@@ -135,7 +130,7 @@ void NodeList::write(passes::FunctionUnit& unit) {
         Node& node = nodes[n];
         const ptx::BlockId b = block_of[n];
         if (node.taken) {
-            ptx::Instruction* in = last_instruction(node.statements);
+            ptx::Instruction* in = passes::last_instruction(node.statements);
             if (!in) throw std::logic_error("linearize: a block with a successor but no jump");
             if (in->control() == ptx::ControlKind::Branch) {
                 if (*node.taken == kExitNode)

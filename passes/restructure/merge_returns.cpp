@@ -1,6 +1,7 @@
 // Merging a function's returns into one exit block: see merge_returns.hpp.
 #include "passes/restructure/merge_returns.hpp"
 
+#include "passes/block_code.hpp"
 #include "passes/module_unit.hpp"
 #include "ptx/operand_builders.hpp"
 
@@ -8,15 +9,6 @@
 #include <optional>
 
 namespace cfr::restructure {
-namespace {
-
-ptx::Instruction* last_instruction(ptx::BasicBlock& block) {
-    for (auto it = block.statements.rbegin(); it != block.statements.rend(); ++it)
-        if (auto* instruction = std::get_if<ptx::Instruction>(&*it)) return instruction;
-    return nullptr;
-}
-
-} // namespace
 
 size_t merge_returns(passes::FunctionUnit& unit) {
     const ptx::Cfg& cfg = unit.cfg();
@@ -45,7 +37,7 @@ size_t merge_returns(passes::FunctionUnit& unit) {
         if (merged[i]) {
             edge.to = exit_block;
             if (edge.kind != ptx::EdgeKind::FallThrough) {
-                ptx::Instruction& in = *last_instruction(out.blocks[edge.from]);
+                ptx::Instruction& in = *passes::last_instruction(out.blocks[edge.from].statements);
                 in = ptx::Instruction{in.guard, "bra", {}, {ptx::label_ref(label)}, in.loc};
                 edge.kind = ptx::EdgeKind::Taken;
             }

@@ -4,17 +4,12 @@
 //
 // Pre: the function has a CFG. Post: the same CFG; branches proven uniform carry `.uni`.
 #include "passes/analysis/divergence.hpp"
+#include "passes/block_code.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
 
 namespace cfr::passes {
 namespace {
-
-ptx::Instruction* last_instruction(ptx::BasicBlock& block) {
-    for (auto it = block.statements.rbegin(); it != block.statements.rend(); ++it)
-        if (auto* instruction = std::get_if<ptx::Instruction>(&*it)) return instruction;
-    return nullptr;
-}
 
 class UniformBranchesPass : public Pass {
 public:
@@ -30,7 +25,8 @@ public:
                 if (!terminator || terminator->control() != ptx::ControlKind::Branch ||
                     terminator->has_modifier(".uni"))
                     continue;
-                auto* instruction = last_instruction(function.mutable_cfg().blocks[branch.block]);
+                auto* instruction =
+                    last_instruction(function.mutable_cfg().blocks[branch.block].statements);
                 instruction->modifiers.insert(instruction->modifiers.begin(), ".uni");
                 report.changed = true;
                 report.count("branches marked uniform");
