@@ -87,6 +87,34 @@ PassSpec parse_pass(std::string_view text) {
     return spec;
 }
 
+// What the pass manager compares to tell which functions a pass changed.
+struct FunctionMark {
+    unsigned version;
+    bool changed;
+    size_t declarations;
+
+    explicit FunctionMark(const FunctionUnit& f)
+        : version(f.version()), changed(f.changed()), declarations(f.new_declarations().size()) {}
+    bool operator==(const FunctionMark&) const = default;
+};
+
+std::vector<FunctionMark> marks(ModuleUnit& unit) {
+    std::vector<FunctionMark> out;
+    for (const auto& function : unit.functions())
+        out.emplace_back(function);
+    return out;
+}
+
+std::vector<std::string> functions_changed(ModuleUnit& unit,
+                                           const std::vector<FunctionMark>& before) {
+    std::vector<std::string> out;
+    const auto& functions = unit.functions();
+    for (size_t i = 0; i < functions.size(); ++i)
+        if (i >= before.size() || !(FunctionMark(functions[i]) == before[i]))
+            out.push_back(functions[i].function().name);
+    return out;
+}
+
 PassOptions with_defaults(const PassInfo& info, PassOptions options) {
     for (const auto& option : info.options)
         if (!options.count(option.name)) options[option.name] = option.default_value;
@@ -122,10 +150,10 @@ std::vector<PassSpec> parse_pipeline(std::string_view text) {
 }
 
 std::vector<PassReport> run_pipeline(ptx::Module& module, const std::vector<PassSpec>& pipeline,
-                                     VerifyLevel verify) {
+                                     VerifyLevel verify, const FunctionSelection& only) {
     std::vector<PassReport> reports;
     if (pipeline.empty()) return reports;
-    ModuleUnit unit(module);
+    ModuleUnit unit(module, only);
     Verifier verifier(verify);
     for (const auto& spec : pipeline) {
         const PassInfo* info = find_pass(spec.name);
@@ -134,8 +162,10 @@ std::vector<PassReport> run_pipeline(ptx::Module& module, const std::vector<Pass
         const Promise promise = info->promise ? info->promise(options) : Promise::Nothing;
         auto pass = info->create(options);
         verifier.before(unit, promise);
+        const std::vector<FunctionMark> before = marks(unit);
         PassReport report = pass->run(unit);
         report.pass = spec.spelling();
+        report.functions_changed = functions_changed(unit, before);
         verifier.after(unit, report.pass, promise);
         reports.push_back(std::move(report));
     }

@@ -13,6 +13,7 @@
 #include <deque>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace cfr::analysis {
 namespace {
@@ -105,6 +106,8 @@ struct Summary {
     std::vector<bool> return_divergent;
 };
 using Summaries = std::map<std::string, Summary>;
+// Functions whose bodies are in the module but not in the unit (not selected, or without a CFG).
+using Unseen = std::unordered_set<std::string>;
 
 struct Site {
     const ptx::Instruction* instruction;
@@ -128,8 +131,9 @@ struct CallSite {
 
 class FunctionAnalysis {
 public:
-    FunctionAnalysis(passes::FunctionUnit& unit, const Summaries& summaries, bool local_tainted)
-        : unit_(unit), summaries_(summaries), local_tainted_(local_tainted) {}
+    FunctionAnalysis(passes::FunctionUnit& unit, const Summaries& summaries, const Unseen& unseen,
+                     bool local_tainted)
+        : unit_(unit), summaries_(summaries), unseen_(unseen), local_tainted_(local_tainted) {}
 
     void run();
     FunctionDivergence result() const;
@@ -146,6 +150,7 @@ public:
 private:
     passes::FunctionUnit& unit_;
     const Summaries& summaries_;
+    const Unseen& unseen_;
     bool local_tainted_;
     bool stores_divergent_local_ = false;
 
@@ -463,6 +468,13 @@ void FunctionAnalysis::check_local_stores() {
             divergent = divergent || divergent_[u];
         if (divergent) stores_divergent_local_ = true;
     }
+    // A function the analysis does not see into may store anything through a pointer to
+    // thread-private memory that it is handed.
+    for (const auto& call : calls_) {
+        if (!unseen_.count(call.callee)) continue;
+        for (VarId argument : call.arguments)
+            if (is_local(argument)) stores_divergent_local_ = true;
+    }
 }
 
 void FunctionAnalysis::run() {
@@ -528,6 +540,35 @@ const FunctionDivergence* ModuleDivergence::find(const std::string& function) co
     return nullptr;
 }
 
+namespace {
+
+Unseen unseen_functions(passes::ModuleUnit& unit, const Summaries& summaries) {
+    Unseen out;
+    for (const auto& item : unit.module().items)
+        if (const auto* f = std::get_if<ptx::Function>(&item);
+            f && f->body && !summaries.count(f->name))
+            out.insert(f->name);
+    return out;
+}
+
+// What an unseen function passes to the functions it calls is not known: their parameters are
+// divergent from the start.
+void seed_calls_from_unseen(passes::ModuleUnit& unit, const Unseen& unseen, Summaries& summaries) {
+    for (const auto& item : unit.module().items) {
+        const auto* f = std::get_if<ptx::Function>(&item);
+        if (!f || !f->body || !unseen.count(f->name)) continue;
+        ptx::for_each_instruction(*f->body, [&](const ptx::Instruction& i) {
+            if (i.control() != ptx::ControlKind::Call) return;
+            const auto shape = call_shape(i);
+            if (!shape.target || shape.target->kind != ptx::Operand::Kind::Symbol) return;
+            if (auto callee = summaries.find(shape.target->text); callee != summaries.end())
+                callee->second.param_divergent.assign(callee->second.param_divergent.size(), true);
+        });
+    }
+}
+
+} // namespace
+
 ModuleDivergence analyze_divergence(passes::ModuleUnit& unit) {
     Summaries summaries;
     for (auto& f : unit.functions()) {
@@ -536,12 +577,14 @@ ModuleDivergence analyze_divergence(passes::ModuleUnit& unit) {
         s.param_local.assign(f.function().params.size(), false);
         s.return_divergent.assign(f.function().returns.size(), false);
     }
+    const Unseen unseen = unseen_functions(unit, summaries);
+    seed_calls_from_unseen(unit, unseen, summaries);
     bool local_tainted = false;
     while (true) {
         std::vector<FunctionAnalysis> analyses;
         analyses.reserve(unit.functions().size());
         for (auto& f : unit.functions()) {
-            analyses.emplace_back(f, summaries, local_tainted);
+            analyses.emplace_back(f, summaries, unseen, local_tainted);
             analyses.back().run();
         }
         Summaries next = summaries;

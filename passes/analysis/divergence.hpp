@@ -10,8 +10,12 @@
 // definitions is, which is sound. Parameters take part as variables: `st.param [p]` defines p,
 // `ld.param [p]` uses it. Across `call`, a .func parameter is divergent if any call site passes a
 // divergent value, and a call's results are divergent if the callee's return values are.
-// Kernel parameters are uniform. Local memory (and generic pointers derived from it) is treated
-// as one location: once any divergent value is stored there, every local load is divergent.
+// Kernel parameters are uniform. A function whose body the analysis does not see (one the
+// ModuleUnit left out: not selected, or without a CFG) is unknown code: its results are
+// divergent, the parameters of the functions it calls are divergent, and a pointer to
+// thread-private memory handed to it counts as a divergent store there. Local memory (and generic
+// pointers derived from it) is treated as one location: once any divergent value is stored there,
+// every local load is divergent.
 //
 // Pre: the module's functions have CFGs (ModuleUnit). Post: every conditional branch, brx.idx
 // and predicated ret/exit is classified; a branch the hardware can see diverge is never uniform.
