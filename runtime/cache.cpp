@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -107,9 +108,12 @@ bool is_abandoned_temporary(const std::string& name) {
 
 // Entries of another cfrjit version or payload format have other keys: they are misses, not
 // damaged entries.
-uint64_t cache_key(std::string_view ptx, std::string_view pipeline) {
+uint64_t cache_key(std::string_view ptx, const CompileSettings& settings) {
     const uint64_t salt =
-        hash64(fmt::format("{}\n{}\n{}", kVersion, kFormatVersion, pipeline), 0x63667261);
+        hash64(fmt::format("{}\n{}\n{}\nverify {}\nkernels {}", kVersion, kFormatVersion,
+                           settings.pipeline, to_string(settings.verify),
+                           fmt::join(settings.kernels, ",")),
+               0x63667261);
     return hash64(ptx, salt);
 }
 

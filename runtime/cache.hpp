@@ -3,6 +3,8 @@
 // may write to, is not used.
 #pragma once
 
+#include "runtime/config.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -17,8 +19,16 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-// The key of a module: its PTX text, the pipeline and the cfrjit version.
-uint64_t cache_key(std::string_view ptx, std::string_view pipeline);
+// What a rewritten module depends on besides its PTX text and the cfrjit version.
+struct CompileSettings {
+    std::string pipeline; // its spelling
+    // A module compiled at CFRJIT_VERIFY=off is not one a run at full may be served.
+    VerifyLevel verify = VerifyLevel::Cheap;
+    std::vector<std::string> kernels; // CFRJIT_KERNELS: only these are rewritten
+};
+
+// The key of a module: its PTX text, the settings it is compiled with and the cfrjit version.
+uint64_t cache_key(std::string_view ptx, const CompileSettings& settings);
 
 struct CacheEntryInfo {
     std::string path;

@@ -8,11 +8,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
-#include <optional>
 
 namespace cfr::runtime {
 
@@ -20,7 +18,8 @@ namespace {
 
 // A report line as one cache-payload field: no tabs, no newlines.
 std::string one_line(std::string text) {
-    std::replace_if(text.begin(), text.end(), [](char c) { return c == '\t' || c == '\n'; }, ' ');
+    std::replace_if(
+        text.begin(), text.end(), [](char c) { return c == '\t' || c == '\n'; }, ' ');
     return text;
 }
 
@@ -62,6 +61,17 @@ passes::VerifyLevel verify_level(VerifyLevel level) {
     return passes::VerifyLevel::Full;
 }
 
+// The passes whose reports list the function among those they changed, in pipeline order.
+std::vector<std::string> passes_that_changed(const std::vector<passes::PassReport>& reports,
+                                             const std::string& function) {
+    std::vector<std::string> out;
+    for (const auto& r : reports)
+        if (std::find(r.functions_changed.begin(), r.functions_changed.end(), function) !=
+            r.functions_changed.end())
+            out.push_back(r.pass);
+    return out;
+}
+
 std::string kernel_list(ptx::Module& m) {
     std::string out;
     for (const auto* f : functions_of(m))
@@ -81,20 +91,19 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
     } catch (const std::exception& e) {
         throw CompileError(fmt::format("module {}: PTX does not parse: {}", module_name, e.what()));
     }
-    // Counted before the passes run; a copy is kept only when something may change.
     struct Counts {
         int blocks, instructions;
     };
     std::vector<Counts> before;
     for (const auto* f : functions_of(module))
         before.push_back({count_blocks(*f), count_instructions(*f->body)});
-    std::optional<ptx::Module> original;
-    if (!options.pipeline.empty()) original = module;
     std::vector<passes::PassReport> reports;
     try {
         if (options.inject_pass_fault)
             throw std::runtime_error("pass failed (injected by CFRJIT_TEST_FAULT=pass)");
-        reports = passes::run_pipeline(module, options.pipeline, verify_level(options.verify));
+        // Kernels outside CFRJIT_KERNELS never enter the passes.
+        reports = passes::run_pipeline(module, options.pipeline, verify_level(options.verify),
+                                       options.selects);
     } catch (const passes::VerificationError& e) {
         throw CompileError(e.what());
     } catch (const std::exception& e) {
@@ -102,9 +111,7 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
                                        module_name, kernel_list(module),
                                        passes::spelling(options.pipeline), e.what()));
     }
-    std::vector<std::string> changed_passes;
     for (const auto& r : reports) {
-        if (r.changed) changed_passes.push_back(r.pass);
         std::string counters;
         for (const auto& [what, n] : r.counters)
             if (n != 0) counters += fmt::format("{}{} {}", counters.empty() ? "" : ", ", n, what);
@@ -114,26 +121,19 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
             out.decisions.push_back(fmt::format("{}: {}", r.pass, one_line(d)));
     }
 
-    // Kernels outside CFRJIT_KERNELS keep their original body.
-    auto after = functions_of(module);
-    std::vector<ptx::Function*> originals;
-    if (original) originals = functions_of(*original);
+    const auto after = functions_of(module);
     for (size_t i = 0; i < after.size() && i < before.size(); ++i) {
-        ptx::Function& f = *after[i];
+        const ptx::Function& f = *after[i];
         KernelChange k;
         k.name = f.name;
         k.entry = f.is_entry;
         k.selected = !options.selects || options.selects(f.name);
         k.blocks_before = k.blocks_after = before[i].blocks;
         k.instructions_before = k.instructions_after = before[i].instructions;
-        if (original && i < originals.size() && !(f == *originals[i])) {
-            if (!k.selected) {
-                f = *originals[i];
-            } else {
-                k.blocks_after = count_blocks(f);
-                k.instructions_after = count_instructions(*f.body);
-                k.changed_by = changed_passes;
-            }
+        k.changed_by = passes_that_changed(reports, f.name);
+        if (!k.changed_by.empty()) {
+            k.blocks_after = count_blocks(f);
+            k.instructions_after = count_instructions(*f.body);
         }
         out.kernels.push_back(std::move(k));
     }

@@ -24,7 +24,7 @@ struct KernelChange {
     bool selected = true;
     int blocks_before = 0, blocks_after = 0;
     int instructions_before = 0, instructions_after = 0;
-    std::vector<std::string> changed_by; // passes that changed it
+    std::vector<std::string> changed_by; // passes that changed it (the pass manager says which)
 };
 
 struct CompiledModule {
@@ -41,7 +41,7 @@ struct CompiledModule {
 
 struct CompileOptions {
     std::vector<passes::PassSpec> pipeline;
-    std::function<bool(const std::string&)> selects; // kernels to rewrite; null: all
+    passes::FunctionSelection selects; // kernels to rewrite; null: all
     bool inject_pass_fault = false;
     VerifyLevel verify = VerifyLevel::Full; // checks after each pass (the shim: CFRJIT_VERIFY)
 };

@@ -52,13 +52,10 @@ std::vector<std::string> split_list(const std::string& text) {
 // CFRJIT_DIVERGENCE_MAP=1 puts divergence-map at the end of the pipeline (it must run last), unless
 // the pipeline already ends with it. A pipeline holding it turns the map on in any case.
 void configure_divergence_map(Config& c, bool requested) {
-    std::vector<passes::PassSpec> pipeline = passes::parse_pipeline(c.pipeline);
     const std::string_view name = "divergence-map";
-    if (requested && (pipeline.empty() || pipeline.back().name != name)) {
-        pipeline.push_back(passes::parse_pipeline(name).front());
-        c.pipeline = passes::spelling(pipeline);
-    }
-    for (const auto& pass : pipeline) {
+    if (requested && (c.pipeline.empty() || c.pipeline.back().name != name))
+        c.pipeline.push_back(passes::parse_pipeline(name).front());
+    for (const auto& pass : c.pipeline) {
         if (pass.name != name) continue;
         c.divergence_map = true;
         auto symbol = pass.options.find("symbol");
@@ -87,25 +84,23 @@ bool Config::selects(const std::string& kernel) const {
     return false;
 }
 
-std::string default_pipeline() {
+std::vector<passes::PassSpec> default_pipeline() {
     for (const char* candidate : {"restructure-branches<selective=true>", "uniform-branches"}) {
         try {
-            passes::parse_pipeline(candidate);
-            return candidate;
+            return passes::parse_pipeline(candidate);
         } catch (const passes::PipelineError&) {
         }
     }
-    return "";
+    return {};
 }
 
-std::vector<std::string> default_candidates() {
-    std::vector<std::string> out;
+std::vector<std::vector<passes::PassSpec>> default_candidates() {
+    std::vector<std::vector<passes::PassSpec>> out;
     for (const char* candidate :
          {"linearize<merge-loops=on>", "fuse-branches", "restructure-branches<selective=true>",
           "linearize<selective=true>"}) {
         try {
-            passes::parse_pipeline(candidate);
-            out.emplace_back(candidate);
+            out.push_back(passes::parse_pipeline(candidate));
         } catch (const passes::PipelineError&) {
         }
     }
@@ -198,7 +193,7 @@ void read_policy(const Getenv& getenv, Config& c) {
                 for (const auto& pass : pipeline)
                     if (pass.name == "divergence-map")
                         throw passes::PipelineError("a candidate cannot carry the divergence map");
-                c.candidates.push_back(passes::spelling(pipeline));
+                c.candidates.push_back(pipeline);
             } catch (const passes::PipelineError& e) {
                 throw ConfigError(fmt::format("CFRJIT_CANDIDATES: '{}': {} (candidates are "
                                               "pipelines separated by ';')",
@@ -243,7 +238,7 @@ Config read_config(const Getenv& getenv) {
 
     if (auto v = value_of(getenv, "CFRJIT_PASSES")) {
         try {
-            c.pipeline = passes::spelling(passes::parse_pipeline(*v));
+            c.pipeline = passes::parse_pipeline(*v);
         } catch (const passes::PipelineError& e) {
             throw ConfigError(fmt::format("CFRJIT_PASSES={}: {}", *v, e.what()));
         }

@@ -1,6 +1,8 @@
 // The shim's configuration: every CFRJIT_* environment variable, read once and validated.
 #pragma once
 
+#include "passes/pipeline.hpp"
+
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -39,7 +41,8 @@ enum class VerifyLevel { Off, Cheap, Full };
 
 struct Config {
     bool disabled = false;
-    std::string pipeline;             // as the user spelled it (or the default), validated
+    // CFRJIT_PASSES (or the default), parsed and validated; passes::spelling() prints it.
+    std::vector<passes::PassSpec> pipeline;
     std::vector<std::string> kernels; // names or shell patterns; empty: every kernel
     bool cache = true;
     std::string cache_dir;
@@ -57,7 +60,7 @@ struct Config {
     Policy policy = Policy::Fixed;
     // Under the adaptive policy: the candidate pipelines (CFRJIT_CANDIDATES, separated by ';'),
     // and the most variants a kernel may have, the original included (CFRJIT_MAX_VARIANTS).
-    std::vector<std::string> candidates;
+    std::vector<std::vector<passes::PassSpec>> candidates;
     unsigned max_variants = 4;
     TestFault fault = TestFault::None;
 
@@ -73,10 +76,10 @@ Config read_config_from_environment();
 
 // The pipeline used when CFRJIT_PASSES is unset: the selective branch restructuring when it is
 // registered, else the uniform-branch marking.
-std::string default_pipeline();
+std::vector<passes::PassSpec> default_pipeline();
 // The candidate pipelines of the adaptive policy when CFRJIT_CANDIDATES is unset, in order of
 // preference (the cap keeps the first ones that change a kernel).
-std::vector<std::string> default_candidates();
+std::vector<std::vector<passes::PassSpec>> default_candidates();
 
 std::string to_string(TimingMode mode);
 std::string to_string(ImageScope scope);

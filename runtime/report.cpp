@@ -27,6 +27,13 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
     return out;
 }
 
+std::vector<std::string> spellings(const std::vector<std::vector<passes::PassSpec>>& pipelines) {
+    std::vector<std::string> out;
+    for (const auto& pipeline : pipelines)
+        out.push_back(passes::spelling(pipeline));
+    return out;
+}
+
 const ModuleRecord* module_of(const std::vector<ModuleRecord>& modules, uint32_t id) {
     for (const auto& m : modules)
         if (m.id == id) return &m;
@@ -203,9 +210,9 @@ std::string format_report(const Config& config, const std::vector<KernelStats>& 
     std::string out =
         config.policy == Policy::Adaptive
             ? fmt::format("\ncfrjit {}: adaptive policy, candidates '{}', timing {}\n", kVersion,
-                          join(config.candidates, "' '"), to_string(config.timing))
-            : fmt::format("\ncfrjit {}: pipeline '{}', timing {}\n", kVersion, config.pipeline,
-                          to_string(config.timing));
+                          join(spellings(config.candidates), "' '"), to_string(config.timing))
+            : fmt::format("\ncfrjit {}: pipeline '{}', timing {}\n", kVersion,
+                          passes::spelling(config.pipeline), to_string(config.timing));
     std::vector<const KernelStats*> sorted;
     double all_ms = 0;
     for (const auto& k : kernels) {
@@ -304,11 +311,11 @@ nlohmann::json report_json(const Config& config, const std::vector<KernelStats>&
     using nlohmann::json;
     json j;
     j["version"] = kVersion;
-    j["pipeline"] = config.pipeline;
+    j["pipeline"] = passes::spelling(config.pipeline);
     j["timing"] = to_string(config.timing);
     j["images"] = to_string(config.images);
     j["policy"] = to_string(config.policy);
-    if (config.policy == Policy::Adaptive) j["candidates"] = config.candidates;
+    if (config.policy == Policy::Adaptive) j["candidates"] = spellings(config.candidates);
     auto& ks = j["kernels"] = json::array();
     for (const auto& k : kernels) {
         json e = {{"name", k.name},

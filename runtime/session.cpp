@@ -56,7 +56,6 @@ struct Session::Unit {
 Session::Session(const Getenv& getenv) {
     try {
         config_ = read_config(getenv);
-        pipeline_ = passes::parse_pipeline(config_.pipeline);
         enabled_ = !config_.disabled;
         log_ = make_logger(config_);
         if (config_.policy == Policy::Adaptive) start_adaptive();
@@ -123,9 +122,9 @@ std::shared_ptr<ModuleCache> Session::cache() {
 // several units are linked into one module (each must declare its own).
 std::vector<passes::PassSpec> Session::unit_pipeline(std::string_view api, size_t unit,
                                                      size_t units) const {
-    if (!config_.divergence_map) return pipeline_;
+    if (!config_.divergence_map) return config_.pipeline;
     std::vector<passes::PassSpec> pipeline;
-    for (const auto& pass : pipeline_) {
+    for (const auto& pass : config_.pipeline) {
         if (pass.name != "divergence-map") {
             pipeline.push_back(pass);
         } else if (api.starts_with("cuLink")) {
@@ -144,7 +143,8 @@ std::vector<passes::PassSpec> Session::unit_pipeline(std::string_view api, size_
 Session::Unit Session::compile_unit(const std::string& ptx, ModuleRecord& m,
                                     const std::vector<passes::PassSpec>& pipeline) {
     Unit unit;
-    const uint64_t key = cache_key(ptx, passes::spelling(pipeline));
+    const uint64_t key =
+        cache_key(ptx, {passes::spelling(pipeline), config_.verify, config_.kernels});
     if (m.key == 0) m.key = key;
     // Shared: another thread may drop the cache while this one still reads or writes through it.
     const std::shared_ptr<ModuleCache> c = cache();
@@ -291,8 +291,8 @@ LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm
 }
 
 LoadDecision Session::prepare_adaptive(ModuleRecord m, const std::string& ptx) {
-    const auto compile = [&](const std::string& pipeline) {
-        Unit unit = compile_unit(ptx, m, passes::parse_pipeline(pipeline));
+    const auto compile = [&](const std::vector<passes::PassSpec>& pipeline) {
+        Unit unit = compile_unit(ptx, m, pipeline);
         m.cache = combine(m.cache, unit.cache);
         m.pipeline_ms += unit.compiled.pipeline_ms;
         return std::move(unit.compiled);

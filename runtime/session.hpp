@@ -148,7 +148,6 @@ private:
     bool enabled_ = true;
     Config config_;
     std::shared_ptr<spdlog::logger> log_;
-    std::vector<passes::PassSpec> pipeline_;
 
     std::mutex cache_mutex_;
     bool cache_tried_ = false;

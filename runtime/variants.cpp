@@ -62,7 +62,8 @@ std::string_view function_text(std::string_view ptx, const std::string& name) {
     return {};
 }
 
-ModuleVariants prepare_variants(const std::string& ptx, const std::vector<std::string>& candidates,
+ModuleVariants prepare_variants(const std::string& ptx,
+                                const std::vector<std::vector<passes::PassSpec>>& candidates,
                                 unsigned max_variants, const CompileCandidate& compile) {
     ModuleVariants out;
     out.pipelines.push_back("original");
@@ -81,10 +82,10 @@ ModuleVariants prepare_variants(const std::string& ptx, const std::vector<std::s
     for (const auto& candidate : candidates) {
         try {
             compiled.push_back(compile(candidate));
-            out.pipelines.push_back(candidate);
+            out.pipelines.push_back(passes::spelling(candidate));
             out.texts.push_back(compiled.back().ptx);
         } catch (const std::exception& e) {
-            out.failures.push_back(fmt::format("{}: {}", candidate, e.what()));
+            out.failures.push_back(fmt::format("{}: {}", passes::spelling(candidate), e.what()));
         }
     }
     const std::string& original = ptx;

@@ -30,9 +30,11 @@ struct ModuleVariants {
 };
 
 // Compiles a candidate pipeline over the original PTX (through the module cache).
-using CompileCandidate = std::function<CompiledModule(const std::string& pipeline)>;
+using CompileCandidate =
+    std::function<CompiledModule(const std::vector<passes::PassSpec>& pipeline)>;
 
-ModuleVariants prepare_variants(const std::string& ptx, const std::vector<std::string>& candidates,
+ModuleVariants prepare_variants(const std::string& ptx,
+                                const std::vector<std::vector<passes::PassSpec>>& candidates,
                                 unsigned max_variants, const CompileCandidate& compile);
 
 // The text of the function `name` in printed PTX (from its `.entry`/`.func` line to its closing

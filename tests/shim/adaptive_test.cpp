@@ -204,11 +204,13 @@ TEST_CASE("decision store: a damaged entry is ignored, never trusted") {
 TEST_CASE("variants: kernels with divergent branches get the candidates that change them") {
     const std::string ptx = example_ptx("nested_loops_heavy");
     REQUIRE_FALSE(ptx.empty());
-    const std::vector<std::string> candidates = {"linearize<merge-loops=on>", "fuse-branches",
-                                                 "linearize<merge-loops=on>"};
-    auto compile = [&](const std::string& pipeline) {
+    std::vector<std::vector<cfr::passes::PassSpec>> candidates;
+    for (const char* text :
+         {"linearize<merge-loops=on>", "fuse-branches", "linearize<merge-loops=on>"})
+        candidates.push_back(cfr::passes::parse_pipeline(text));
+    auto compile = [&](const std::vector<cfr::passes::PassSpec>& pipeline) {
         CompileOptions o;
-        o.pipeline = cfr::passes::parse_pipeline(pipeline);
+        o.pipeline = pipeline;
         return compile_module(ptx, "m", o);
     };
     const ModuleVariants v = prepare_variants(ptx, candidates, 4, compile);
@@ -228,10 +230,11 @@ TEST_CASE("variants: module-scope state keeps a module to its original") {
     const std::string ptx = ".version 7.0\n.target sm_75\n.address_size 64\n"
                             ".global .u32 counter;\n"
                             ".visible .entry k(.param .u64 p)\n{\n\tret;\n}\n";
-    const ModuleVariants v = prepare_variants(ptx, {"linearize"}, 4, [](const std::string&) {
-        FAIL("no candidate is compiled");
-        return CompiledModule{};
-    });
+    const ModuleVariants v = prepare_variants(ptx, {cfr::passes::parse_pipeline("linearize")}, 4,
+                                              [](const std::vector<cfr::passes::PassSpec>&) {
+                                                  FAIL("no candidate is compiled");
+                                                  return CompiledModule{};
+                                              });
     CHECK(v.kernels.empty());
     CHECK(v.reason.find("counter") != std::string::npos);
 }
@@ -272,6 +275,8 @@ TEST_CASE("config: the adaptive policy's settings are validated") {
               .find("divergence map") != std::string::npos);
     const Config c = testing::read({{"CFRJIT_CANDIDATES", " fuse-branches ; linearize<opt=2> "},
                                     {"CFRJIT_MAX_VARIANTS", "2"}});
-    CHECK(c.candidates == std::vector<std::string>{"fuse-branches", "linearize<opt=2>"});
+    REQUIRE(c.candidates.size() == 2);
+    CHECK(cfr::passes::spelling(c.candidates[0]) == "fuse-branches");
+    CHECK(cfr::passes::spelling(c.candidates[1]) == "linearize<opt=2>");
     CHECK(c.max_variants == 2);
 }

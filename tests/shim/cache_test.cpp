@@ -36,10 +36,19 @@ void spit(const fs::path& p, const std::string& s) {
 
 } // namespace
 
-TEST_CASE("cache: keys depend on the text and the pipeline") {
-    CHECK(cache_key("a", "p") == cache_key("a", "p"));
-    CHECK(cache_key("a", "p") != cache_key("b", "p"));
-    CHECK(cache_key("a", "p") != cache_key("a", "q"));
+TEST_CASE("cache: keys depend on the text, the pipeline, the verify level and the kernels") {
+    const CompileSettings p{"p", VerifyLevel::Cheap, {}};
+    CHECK(cache_key("a", p) == cache_key("a", p));
+    CHECK(cache_key("a", p) != cache_key("b", p));
+    CHECK(cache_key("a", p) != cache_key("a", {"q", VerifyLevel::Cheap, {}}));
+    // A module compiled at CFRJIT_VERIFY=off is not served to a run at full.
+    CHECK(cache_key("a", {"p", VerifyLevel::Off, {}}) !=
+          cache_key("a", {"p", VerifyLevel::Full, {}}));
+    CHECK(cache_key("a", {"p", VerifyLevel::Off, {}}) != cache_key("a", p));
+    // Nor one that rewrote only some kernels to a run that selects others, or all.
+    CHECK(cache_key("a", {"p", VerifyLevel::Cheap, {"k*"}}) != cache_key("a", p));
+    CHECK(cache_key("a", {"p", VerifyLevel::Cheap, {"k*"}}) !=
+          cache_key("a", {"p", VerifyLevel::Cheap, {"j*"}}));
 }
 
 TEST_CASE("cache: store and load, directory mode 0700") {

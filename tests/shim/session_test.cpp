@@ -76,6 +76,23 @@ TEST_CASE("session: a module is rewritten, cached, and hit the second time") {
     CHECK(found);
 }
 
+TEST_CASE("session: a module verified less is not served to a run that verifies more") {
+    Env env("verify-key");
+    const std::string ptx = example_ptx("short_circuit");
+    REQUIRE_FALSE(ptx.empty());
+    env.vars["CFRJIT_VERIFY"] = "off";
+    {
+        Session s(env.getenv());
+        REQUIRE(s.prepare(ptx.c_str(), 0, 75, "test").rewrite());
+        CHECK(s.modules().at(0).cache == CacheStatus::Miss);
+    }
+    env.vars["CFRJIT_VERIFY"] = "full";
+    Session s(env.getenv());
+    REQUIRE(s.prepare(ptx.c_str(), 0, 75, "test").rewrite());
+    CHECK(s.modules().at(0).cache == CacheStatus::Miss);
+    CHECK(env.log_lines() == 0);
+}
+
 TEST_CASE("session: the empty pipeline gives back print(parse(x))") {
     Env env("empty");
     env.vars["CFRJIT_PASSES"] = "";
@@ -148,10 +165,19 @@ TEST_CASE("session: kernels outside CFRJIT_KERNELS keep their body") {
     Env env("select");
     env.vars["CFRJIT_KERNELS"] = "no_such_kernel";
     const std::string ptx = example_ptx("short_circuit");
+    {
+        Session s(env.getenv());
+        const auto d = s.prepare(ptx.c_str(), 0, 75, "test");
+        REQUIRE(d.rewrite());
+        CHECK(*d.ptx == cfr::ptx::print(cfr::ptx::parse(ptx)));
+    }
+    // The cached module rewrote none of the kernels: a run that selects them all compiles anew.
+    env.vars.erase("CFRJIT_KERNELS");
     Session s(env.getenv());
     const auto d = s.prepare(ptx.c_str(), 0, 75, "test");
     REQUIRE(d.rewrite());
-    CHECK(*d.ptx == cfr::ptx::print(cfr::ptx::parse(ptx)));
+    CHECK(s.modules().at(0).cache == CacheStatus::Miss);
+    CHECK(*d.ptx != cfr::ptx::print(cfr::ptx::parse(ptx)));
 }
 
 TEST_CASE("session: concurrent loads from threads and processes share one cache") {
@@ -193,7 +219,7 @@ TEST_CASE("session: concurrent loads from threads and processes share one cache"
         const auto d = again.prepare(t.c_str(), 0, 75, "check");
         REQUIRE(d.rewrite());
         CompileOptions o;
-        o.pipeline = cfr::passes::parse_pipeline(again.config().pipeline);
+        o.pipeline = again.config().pipeline;
         CHECK(*d.ptx == compile_module(t, "m", o).ptx);
     }
     for (const auto& m : again.modules())

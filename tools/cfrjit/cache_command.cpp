@@ -113,7 +113,7 @@ int list_passes() {
             fmt::print("{:<24}   <{}={}> {}\n", "", o.name,
                        o.default_value.empty() ? "..." : o.default_value, o.description);
     }
-    fmt::print("default pipeline: {}\n", runtime::default_pipeline());
+    fmt::print("default pipeline: {}\n", passes::spelling(runtime::default_pipeline()));
     return 0;
 }
 
