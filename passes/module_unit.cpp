@@ -15,13 +15,17 @@ FunctionUnit::FunctionUnit(ptx::Function& function, ptx::Cfg cfg)
 
 ptx::Cfg& FunctionUnit::mutable_cfg() {
     changed_ = true;
+    drop_analyses();
+    return cfg_;
+}
+
+void FunctionUnit::drop_analyses() {
     ++version_;
     graph_.reset();
     dominators_.reset();
     post_dominators_.reset();
     loops_.reset();
     structure_.reset();
-    return cfg_;
 }
 
 const Digraph& FunctionUnit::graph() {
@@ -45,7 +49,9 @@ const analysis::LoopNest& FunctionUnit::loops() {
 }
 
 const analysis::StructureReport& FunctionUnit::structure() {
-    if (!structure_) structure_ = analysis::classify(graph(), cfg_.entry(), cfg_.exit());
+    if (!structure_)
+        structure_ = analysis::classify(graph(), cfg_.entry(), cfg_.exit(),
+                                        {dominators(), post_dominators(), loops()});
     return *structure_;
 }
 
@@ -80,14 +86,20 @@ std::string FunctionUnit::new_label(const std::string& stem) {
 }
 
 void FunctionUnit::write_back() {
-    if (!changed_) return;
+    if (!holds_code_) return;
     std::vector<ptx::Statement> body;
     for (auto& declaration : new_declarations_)
         body.emplace_back(std::move(declaration));
     new_declarations_.clear();
-    for (auto& statement : ptx::layout(cfg_))
-        body.push_back(std::move(statement));
+    auto laid_out = ptx::layout(std::move(cfg_));
+    if (body.empty())
+        body = std::move(laid_out);
+    else
+        body.insert(body.end(), std::make_move_iterator(laid_out.begin()),
+                    std::make_move_iterator(laid_out.end()));
     function_->body = std::move(body);
+    holds_code_ = false;
+    drop_analyses();
 }
 
 ModuleUnit::ModuleUnit(ptx::Module& module, const FunctionSelection& only) : module_(&module) {
@@ -96,14 +108,19 @@ ModuleUnit::ModuleUnit(ptx::Module& module, const FunctionSelection& only) : mod
         if (!function || !function->body) continue;
         if (only && !only(function->name)) continue;
         try {
-            functions_.emplace_back(*function, ptx::build_cfg(*function));
+            functions_.emplace_back(*function, ptx::take_cfg(*function));
         } catch (const ptx::CfgError& e) {
             skipped_.push_back(fmt::format("{}: {}", function->name, e.what()));
         }
     }
 }
 
-ModuleUnit::~ModuleUnit() = default;
+ModuleUnit::~ModuleUnit() {
+    try {
+        write_back();
+    } catch (...) { // out of memory while laying out: nothing better can be done here
+    }
+}
 
 FunctionUnit* ModuleUnit::find(const std::string& function) {
     for (auto& f : functions_)

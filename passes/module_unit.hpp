@@ -46,7 +46,8 @@ public:
     // A label name that the function does not use yet.
     std::string new_label(const std::string& stem);
 
-    // The function's new body, if it changed.
+    // Moves the code back into the function's body (laid out anew if it changed); the unit then
+    // holds no code.
     void write_back();
     // The registers new_register() declared that write_back() has not yet put into the body.
     const std::vector<ptx::Variable>& new_declarations() const { return new_declarations_; }
@@ -56,6 +57,7 @@ private:
     ptx::Function* function_;
     ptx::Cfg cfg_;
     bool changed_ = false;
+    bool holds_code_ = true; // until write_back(): the function's body is empty meanwhile
     unsigned version_ = 0;
     unsigned fresh_ = 0;
     std::vector<ptx::Variable> new_declarations_;
@@ -68,6 +70,7 @@ private:
     std::optional<TakenNames> taken_;
     unsigned taken_version_ = 0;
 
+    void drop_analyses();
     // A name not in use yet: prefix, stem and the next number that makes it fresh.
     std::string fresh_name(std::string_view prefix, const std::string& stem);
 };
@@ -95,7 +98,8 @@ public:
     // before the module's first function.
     void declare_module_variable(ptx::Variable variable);
 
-    // Writes the changed functions' bodies and the declared variables back into the module.
+    // Moves every function's code back into the module (laid out anew where it changed) and puts
+    // the declared variables before the first function. The unit then holds no code.
     void write_back();
     // The module variables declared that write_back() has not yet put into the module.
     const std::vector<ptx::Variable>& module_variables() const { return module_variables_; }

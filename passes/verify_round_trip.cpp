@@ -19,12 +19,11 @@ ptx::Function* defined_function(ptx::Module& module, const std::string& name) {
     return nullptr;
 }
 
-// A copy of the module with every changed function's body and the new module variables in
-// place, as ModuleUnit::write_back() would write them.
+// A copy of the module with every function's body (which the unit holds meanwhile) and the new
+// module variables in place, as ModuleUnit::write_back() would write them.
 ptx::Module current_module(ModuleUnit& unit) {
     ptx::Module module = unit.module();
     for (const auto& function : unit.functions()) {
-        if (!function.changed()) continue;
         ptx::Function* f = defined_function(module, function.function().name);
         if (!f) continue;
         std::vector<ptx::Statement> body(function.new_declarations().begin(),

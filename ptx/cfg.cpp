@@ -10,9 +10,13 @@
 #include "ptx/cfg.hpp"
 
 #include <algorithm>
+#include <iterator>
+#include <span>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 namespace cfr::ptx {
 
@@ -25,7 +29,7 @@ bool is_table_directive(const Statement& s) {
 }
 
 // A label immediately followed by .branchtargets, .calltargets or .callprototype names data.
-bool is_table_label(const std::vector<Statement>& statements, size_t i) {
+bool is_table_label(std::span<const Statement> statements, size_t i) {
     return std::holds_alternative<Label>(statements[i]) && i + 1 < statements.size() &&
            is_table_directive(statements[i + 1]);
 }
@@ -110,16 +114,22 @@ std::string where(const Function& function, const SourceLoc& loc) {
 
 } // namespace
 
-std::string BasicBlock::label() const {
+namespace {
+
+using Statements = std::span<const Statement>;
+
+// The first label of a block's statements that is not a table's, or "".
+const std::string* first_label(Statements statements) {
     for (size_t i = 0; i < statements.size(); ++i) {
         if (!std::holds_alternative<Label>(statements[i])) break;
-        if (!is_table_label(statements, i)) return std::get<Label>(statements[i]).name;
+        if (!is_table_label(statements, i)) return &std::get<Label>(statements[i]).name;
         ++i; // skip the table's directive
     }
-    return {};
+    return nullptr;
 }
 
-const Instruction* BasicBlock::terminator() const {
+// The last instruction of a block's statements if it transfers control.
+const Instruction* last_transfer(Statements statements) {
     for (auto it = statements.rbegin(); it != statements.rend(); ++it) {
         if (const auto* i = std::get_if<Instruction>(&*it))
             return transfers_control(*i) ? i : nullptr;
@@ -127,29 +137,19 @@ const Instruction* BasicBlock::terminator() const {
     return nullptr;
 }
 
-Digraph Cfg::graph() const {
-    Digraph g(blocks.size() + 1);
-    for (const CfgEdge& e : edges)
-        g.add_edge(e.from, e.to);
-    return g;
-}
-
-Cfg build_cfg(const Function& function) {
-    if (!function.body) throw CfgError(where(function, function.loc) + ": has no body");
+// Where each block of a body begins: an index into the body per block, in order. Throws
+// CfgError for a nested scope with control flow.
+std::vector<size_t> block_starts(const Function& function) {
     const std::vector<Statement>& body = *function.body;
-
     std::unordered_set<std::string> targets;
     collect_targets(body, targets);
-
-    Cfg cfg;
-    cfg.blocks.emplace_back();
+    std::vector<size_t> starts{0};
     bool only_labels = true; // the current block holds nothing but labels so far
     bool terminated = false; // the current block has its control transfer
     for (size_t i = 0; i < body.size(); ++i) {
         const Statement& s = body[i];
         if (is_table_label(body, i)) {
-            cfg.blocks.back().statements.push_back(s);
-            cfg.blocks.back().statements.push_back(body[++i]);
+            ++i;
             only_labels = false;
             continue;
         }
@@ -157,7 +157,7 @@ Cfg build_cfg(const Function& function) {
         const auto* instruction = std::get_if<Instruction>(&s);
         const bool code = instruction || std::holds_alternative<Scope>(s);
         if ((label && !only_labels) || (code && terminated)) {
-            cfg.blocks.emplace_back();
+            starts.push_back(i);
             only_labels = true;
             terminated = false;
         }
@@ -165,15 +165,30 @@ Cfg build_cfg(const Function& function) {
             scope && has_control_flow(scope->statements, targets))
             throw CfgError(where(function, scope->loc) +
                            ": a nested { } scope with labels or branches has no CFG");
-        cfg.blocks.back().statements.push_back(s);
         if (!label) only_labels = false;
         if (instruction && transfers_control(*instruction)) terminated = true;
     }
+    return starts;
+}
 
-    std::unordered_map<std::string, BlockId> block_of;
-    std::unordered_map<std::string, const Directive*> tables;
-    for (BlockId b = 0; b < cfg.blocks.size(); ++b) {
-        const auto& statements = cfg.blocks[b].statements;
+// The statements of each block, viewed in the body.
+std::vector<Statements> block_views(const std::vector<Statement>& body,
+                                    const std::vector<size_t>& starts) {
+    std::vector<Statements> views;
+    for (size_t b = 0; b < starts.size(); ++b) {
+        const size_t end = b + 1 < starts.size() ? starts[b + 1] : body.size();
+        views.emplace_back(body.data() + starts[b], end - starts[b]);
+    }
+    return views;
+}
+
+// The edges of blocks whose statements are `blocks`. Throws CfgError for a branch to a label
+// that no block defines and for brx.idx without targets.
+std::vector<CfgEdge> block_edges(const Function& function, const std::vector<Statements>& blocks) {
+    std::unordered_map<std::string_view, BlockId> block_of;
+    std::unordered_map<std::string_view, const Directive*> tables;
+    for (BlockId b = 0; b < blocks.size(); ++b) {
+        const Statements statements = blocks[b];
         for (size_t i = 0; i < statements.size(); ++i) {
             const auto* l = std::get_if<Label>(&statements[i]);
             if (!l) continue;
@@ -190,19 +205,20 @@ Cfg build_cfg(const Function& function) {
         return it->second;
     };
 
-    const BlockId exit = cfg.exit();
-    for (BlockId b = 0; b < cfg.blocks.size(); ++b) {
-        const BlockId next = b + 1 < cfg.blocks.size() ? b + 1 : exit;
-        const Instruction* t = cfg.blocks[b].terminator();
+    std::vector<CfgEdge> edges;
+    const auto exit = static_cast<BlockId>(blocks.size());
+    for (BlockId b = 0; b < blocks.size(); ++b) {
+        const BlockId next = b + 1 < blocks.size() ? b + 1 : exit;
+        const Instruction* t = last_transfer(blocks[b]);
         if (!t) {
-            cfg.edges.push_back({b, next, EdgeKind::FallThrough});
+            edges.push_back({b, next, EdgeKind::FallThrough});
             continue;
         }
         switch (t->control()) {
         case ControlKind::Branch:
             if (t->operands.empty())
                 throw CfgError(where(function, t->loc) + ": bra without a target");
-            cfg.edges.push_back({b, resolve(t->operands.front().text, t->loc), EdgeKind::Taken});
+            edges.push_back({b, resolve(t->operands.front().text, t->loc), EdgeKind::Taken});
             break;
         case ControlKind::IndirectBranch: {
             std::vector<std::string> names;
@@ -224,48 +240,107 @@ Cfg build_cfg(const Function& function) {
                 const BlockId target = resolve(name, t->loc);
                 if (std::find(seen.begin(), seen.end(), target) != seen.end()) continue;
                 seen.push_back(target);
-                cfg.edges.push_back({b, target, EdgeKind::Indirect});
+                edges.push_back({b, target, EdgeKind::Indirect});
             }
             break;
         }
         default:
-            cfg.edges.push_back({b, exit, EdgeKind::Exit});
+            edges.push_back({b, exit, EdgeKind::Exit});
             break;
         }
-        if (t->guard) cfg.edges.push_back({b, next, EdgeKind::FallThrough});
+        if (t->guard) edges.push_back({b, next, EdgeKind::FallThrough});
     }
+    return edges;
+}
+
+// The CFG of a body whose blocks and edges are known: its statements are copied out of a const
+// body and moved out of a mutable one.
+template <typename Body>
+Cfg assemble(Body& body, const std::vector<size_t>& starts, std::vector<CfgEdge> edges) {
+    Cfg cfg;
+    cfg.blocks.resize(starts.size());
+    for (size_t b = 0; b < starts.size(); ++b) {
+        const size_t end = b + 1 < starts.size() ? starts[b + 1] : body.size();
+        auto& statements = cfg.blocks[b].statements;
+        statements.reserve(end - starts[b]);
+        for (size_t i = starts[b]; i < end; ++i) {
+            if constexpr (std::is_const_v<Body>)
+                statements.push_back(body[i]);
+            else
+                statements.push_back(std::move(body[i]));
+        }
+    }
+    cfg.edges = std::move(edges);
     return cfg;
 }
 
-std::vector<Statement> layout(const Cfg& cfg) {
+} // namespace
+
+std::string BasicBlock::label() const {
+    const std::string* name = first_label(statements);
+    return name ? *name : std::string();
+}
+
+const Instruction* BasicBlock::terminator() const {
+    return last_transfer(statements);
+}
+
+Digraph Cfg::graph() const {
+    Digraph g(blocks.size() + 1);
+    for (const CfgEdge& e : edges)
+        g.add_edge(e.from, e.to);
+    return g;
+}
+
+Cfg build_cfg(const Function& function) {
+    if (!function.body) throw CfgError(where(function, function.loc) + ": has no body");
+    const auto starts = block_starts(function);
+    auto edges = block_edges(function, block_views(*function.body, starts));
+    return assemble(std::as_const(*function.body), starts, std::move(edges));
+}
+
+Cfg take_cfg(Function& function) {
+    if (!function.body) throw CfgError(where(function, function.loc) + ": has no body");
+    const auto starts = block_starts(function);
+    auto edges = block_edges(function, block_views(*function.body, starts));
+    Cfg cfg = assemble(*function.body, starts, std::move(edges));
+    function.body->clear();
+    return cfg;
+}
+
+namespace {
+
+// The layout of a CFG (see cfg.hpp): its statements are copied out of a const CFG and moved out
+// of a mutable one.
+template <typename Graph>
+std::vector<Statement> lay_out(Graph& cfg) {
     const size_t n = cfg.blocks.size();
     std::vector<BlockId> fall(n, cfg.exit() + 1); // none
     for (const CfgEdge& e : cfg.edges)
         if (e.kind == EdgeKind::FallThrough) fall[e.from] = e.to;
-
-    std::unordered_set<std::string> names;
-    for (const BasicBlock& b : cfg.blocks)
-        for (const Statement& s : b.statements)
-            if (const auto* l = std::get_if<Label>(&s)) names.insert(l->name);
-    unsigned counter = 0;
-    auto fresh = [&] {
-        std::string name;
-        do {
-            name = "$L__cfr_" + std::to_string(counter++);
-        } while (names.count(name));
-        names.insert(name);
-        return name;
-    };
-
-    std::vector<std::string> labels(n);
-    for (BlockId b = 0; b < n; ++b)
-        labels[b] = cfg.blocks[b].label();
-    std::vector<std::string> added(n); // a label to create at the start of a block
     auto needs_jump = [&](BlockId b) {
         const BlockId t = fall[b];
         if (t > cfg.exit()) return false;
         return b + 1 < n ? t != b + 1 : t != cfg.exit();
     };
+
+    std::vector<std::string> labels(n);
+    for (BlockId b = 0; b < n; ++b)
+        labels[b] = cfg.blocks[b].label();
+    std::unordered_set<std::string_view> names; // every label of the CFG, filled when needed
+    unsigned counter = 0;
+    auto fresh = [&] {
+        if (names.empty())
+            for (const BasicBlock& block : cfg.blocks)
+                for (const Statement& s : block.statements)
+                    if (const auto* l = std::get_if<Label>(&s)) names.insert(l->name);
+        std::string name;
+        do {
+            name = "$L__cfr_" + std::to_string(counter++);
+        } while (names.count(name));
+        return name;
+    };
+    std::vector<std::string> added(n); // a label to create at the start of a block
     for (BlockId b = 0; b < n; ++b) {
         const BlockId t = fall[b];
         if (needs_jump(b) && t < n && labels[t].empty()) labels[t] = added[t] = fresh();
@@ -274,8 +349,12 @@ std::vector<Statement> layout(const Cfg& cfg) {
     std::vector<Statement> out;
     for (BlockId b = 0; b < n; ++b) {
         if (!added[b].empty()) out.push_back(Label{added[b], {}});
-        const auto& statements = cfg.blocks[b].statements;
-        out.insert(out.end(), statements.begin(), statements.end());
+        auto& statements = cfg.blocks[b].statements;
+        if constexpr (std::is_const_v<Graph>)
+            out.insert(out.end(), statements.begin(), statements.end());
+        else
+            out.insert(out.end(), std::make_move_iterator(statements.begin()),
+                       std::make_move_iterator(statements.end()));
         if (!needs_jump(b)) continue;
         Instruction jump;
         if (fall[b] == cfg.exit()) {
@@ -286,6 +365,19 @@ std::vector<Statement> layout(const Cfg& cfg) {
         }
         out.push_back(std::move(jump));
     }
+    return out;
+}
+
+} // namespace
+
+std::vector<Statement> layout(const Cfg& cfg) {
+    return lay_out(cfg);
+}
+
+std::vector<Statement> layout(Cfg&& cfg) {
+    auto out = lay_out(cfg);
+    cfg.blocks.clear();
+    cfg.edges.clear();
     return out;
 }
 

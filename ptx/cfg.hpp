@@ -54,10 +54,16 @@ struct Cfg {
 // Throws CfgError for what has no CFG (a label used but not defined, control flow inside a nested
 // scope it cannot represent).
 Cfg build_cfg(const Function& function);
+// The same, moving the function's statements into the CFG: afterwards the function's body is
+// empty. Every check is made before the first statement moves, so a function that has no CFG is
+// left as it was.
+Cfg take_cfg(Function& function);
 
 // The function body for a CFG, blocks in their current order, with an explicit `bra` added only
 // where a fall-through edge no longer reaches the next block. Unmodified CFGs give back the
-// statements build_cfg was given.
+// statements build_cfg was given. The second form moves the statements out of the CFG, which is
+// left empty.
 std::vector<Statement> layout(const Cfg& cfg);
+std::vector<Statement> layout(Cfg&& cfg);
 
 } // namespace cfr::ptx

@@ -10,12 +10,26 @@ bool Instruction::has_modifier(std::string_view m) const {
 }
 
 ControlKind Instruction::control() const {
-    if (opcode == "bra") return ControlKind::Branch;
-    if (opcode == "brx") return ControlKind::IndirectBranch;
-    if (opcode == "call") return ControlKind::Call;
-    if (opcode == "ret") return ControlKind::Return;
-    if (opcode == "exit") return ControlKind::Exit;
-    if (opcode == "trap") return ControlKind::Trap;
+    const std::string_view op = opcode;
+    if (op.size() != 3 && op.size() != 4) return ControlKind::None; // asked of every instruction
+    switch (op[0]) {
+    case 'b':
+        if (op == "bra") return ControlKind::Branch;
+        if (op == "brx") return ControlKind::IndirectBranch;
+        break;
+    case 'c':
+        if (op == "call") return ControlKind::Call;
+        break;
+    case 'r':
+        if (op == "ret") return ControlKind::Return;
+        break;
+    case 'e':
+        if (op == "exit") return ControlKind::Exit;
+        break;
+    case 't':
+        if (op == "trap") return ControlKind::Trap;
+        break;
+    }
     return ControlKind::None;
 }
 

@@ -41,7 +41,7 @@ inline std::string guarded_sequence_left(const std::string& before, const std::s
         for (const auto& item : original.items)
             if (const auto* f = std::get_if<ptx::Function>(&item);
                 f && f->name == function.function().name)
-                same = *f == function.function();
+                same = f->body == ptx::layout(function.cfg()); // the unit holds the body
         if (same) continue;
         if (auto problem = linearize::guarded_sequence_problem(function.cfg()); !problem.empty())
             return function.function().name + ": " + problem;

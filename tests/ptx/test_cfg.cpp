@@ -188,6 +188,24 @@ TEST_CASE("cfg: errors") {
     CHECK_THROWS_AS(build_cfg(proto), CfgError);
 }
 
+TEST_CASE("cfg: take_cfg moves the body in, and a function without a CFG keeps its body") {
+    for (const std::string body :
+         {"bra $nowhere;", "{\n$L: bra $L;\n}", ".reg .b32 %r;\nbrx.idx %r, $none;\n$A: ret;"}) {
+        Function f = function_of(body);
+        const Function before = f;
+        CHECK_THROWS_AS(take_cfg(f), CfgError);
+        CHECK(f == before);
+    }
+    Function f = function_of(".reg .pred %p;\n@%p bra $A;\nret;\n$A: exit;");
+    const Function before = f;
+    Cfg cfg = take_cfg(f);
+    CHECK(f.body->empty());
+    CHECK(edges_of(cfg) == edges_of(build_cfg(before)));
+    f.body = layout(std::move(cfg));
+    CHECK(f == before);
+    CHECK(cfg.blocks.empty());
+}
+
 TEST_CASE("cfg: an empty body is one empty block") {
     const Function f = function_of("");
     const Cfg cfg = build_cfg(f);
@@ -264,6 +282,8 @@ TEST_CASE("cfg: round trip over the nvcc corpus") {
             const Cfg cfg = build_cfg(*f);
             CHECK(layout(cfg) == *f->body);
             CHECK_FALSE(to_dot(cfg, f->name).empty());
+            Function taken = *f;
+            CHECK(layout(take_cfg(taken)) == *f->body);
             ++functions;
         }
     }
