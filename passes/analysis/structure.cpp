@@ -2,15 +2,39 @@
 #include "passes/analysis/structure.hpp"
 
 #include "passes/analysis/reachability.hpp"
-#include "passes/analysis/unstructured_edges.hpp"
 
 #include <algorithm>
 #include <deque>
-#include <set>
+#include <vector>
 
 namespace cfr::analysis {
 
 namespace {
+
+// A set of nodes as a sorted vector: a node has few neighbours, and the contraction asks and
+// changes them often.
+class NodeSet {
+public:
+    using const_iterator = std::vector<NodeId>::const_iterator;
+
+    const_iterator begin() const { return nodes_.begin(); }
+    const_iterator end() const { return nodes_.end(); }
+    size_t size() const { return nodes_.size(); }
+    bool empty() const { return nodes_.empty(); }
+    void clear() { nodes_.clear(); }
+    bool count(NodeId v) const { return std::binary_search(nodes_.begin(), nodes_.end(), v); }
+    void insert(NodeId v) {
+        const auto at = std::lower_bound(nodes_.begin(), nodes_.end(), v);
+        if (at == nodes_.end() || *at != v) nodes_.insert(at, v);
+    }
+    void erase(NodeId v) {
+        const auto at = std::lower_bound(nodes_.begin(), nodes_.end(), v);
+        if (at != nodes_.end() && *at == v) nodes_.erase(at);
+    }
+
+private:
+    std::vector<NodeId> nodes_;
+};
 
 // A graph being contracted: distinct successors and predecessors per live node.
 class Contraction {
@@ -50,12 +74,13 @@ public:
     }
 
 private:
-    std::vector<std::set<NodeId>> succ_, pred_;
+    std::vector<NodeSet> succ_, pred_;
     std::vector<bool> live_;
     NodeId entry_;
     Rules rules_;
     std::vector<char> queued_;
     std::deque<NodeId> work_;
+    std::vector<NodeId> neighbours_; // of the node step() works on
 
     void push(NodeId v) {
         if (!queued_[v]) {
@@ -95,20 +120,18 @@ private:
         pred_[b].clear();
         live_[b] = false;
     }
-    bool single(const std::set<NodeId>& s, NodeId v) const {
-        return s.size() == 1 && *s.begin() == v;
-    }
+    bool single(const NodeSet& s, NodeId v) const { return s.size() == 1 && *s.begin() == v; }
 
     bool step(NodeId n) {
-        std::set<NodeId> neighbours(pred_[n].begin(), pred_[n].end());
-        neighbours.insert(succ_[n].begin(), succ_[n].end());
+        neighbours_.assign(pred_[n].begin(), pred_[n].end());
+        neighbours_.insert(neighbours_.end(), succ_[n].begin(), succ_[n].end());
         const bool applied = rules_ == Rules::T1T2
                                  ? t1(n) || t2(n)
                                  : rule3(n) || rule2(n) || (rules_ == Rules::Sese && rule4(n));
         if (!applied) return false;
         touch(n);
-        for (NodeId v : neighbours)
-            if (live_[v]) touch(v);
+        for (NodeId v : neighbours_)
+            if (live_[v]) touch(v); // touching a node twice queues it once
         return true;
     }
 
@@ -132,7 +155,7 @@ private:
     }
     // Rule 2; with no branch nodes it is rule 1.
     bool rule2(NodeId n) {
-        const std::set<NodeId>& out = succ_[n];
+        const NodeSet& out = succ_[n];
         if (out.empty() || out.count(n)) return false;
         std::vector<NodeId> branches;
         NodeId join = kNoJoin;
@@ -220,21 +243,29 @@ bool contracts(const Digraph& g, NodeId entry, NodeId exit, Rules rules,
     return c.run(sequence);
 }
 
+namespace {
+
+// The class of a graph by the first rule set that contracts it (seed 000, section III).
+StructuralClass structural_class(const Digraph& g, NodeId entry, NodeId exit) {
+    if (is_linear(g, entry, exit)) return StructuralClass::Linear;
+    if (contracts(g, entry, exit, Rules::TailStructured)) return StructuralClass::TailStructured;
+    if (contracts(g, entry, exit, Rules::Sese)) return StructuralClass::Sese;
+    if (contracts(g, entry, exit, Rules::T1T2)) return StructuralClass::Reducible;
+    return StructuralClass::Irreducible;
+}
+
+} // namespace
+
 StructureReport classify(const Digraph& g, NodeId entry, NodeId exit) {
     StructureReport r;
+    r.klass = structural_class(g, entry, exit);
     r.cyclic = is_cyclic(g, entry);
-    if (is_linear(g, entry, exit))
-        r.klass = StructuralClass::Linear;
-    else if (contracts(g, entry, exit, Rules::TailStructured))
-        r.klass = StructuralClass::TailStructured;
-    else if (contracts(g, entry, exit, Rules::Sese))
-        r.klass = StructuralClass::Sese;
-    else if (contracts(g, entry, exit, Rules::T1T2))
-        r.klass = StructuralClass::Reducible;
-    else
-        r.klass = StructuralClass::Irreducible;
     r.unstructured_edges = unstructured_edges(g, entry, exit);
     return r;
+}
+
+StructureReport classify(const Digraph& g, NodeId entry, NodeId exit, const GraphAnalyses& known) {
+    return {structural_class(g, entry, exit), is_cyclic(g, entry), unstructured_edges(g, known)};
 }
 
 } // namespace cfr::analysis

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "passes/analysis/loops.hpp"
+#include "passes/analysis/unstructured_edges.hpp"
 #include "ptx/digraph.hpp"
 
 #include <string_view>
@@ -39,6 +40,8 @@ struct StructureReport {
 };
 
 StructureReport classify(const Digraph& g, NodeId entry, NodeId exit);
+// The same, with the dominator trees and loop nest already computed.
+StructureReport classify(const Digraph& g, NodeId entry, NodeId exit, const GraphAnalyses& known);
 
 // The individual tests that classify() combines.
 enum class Rules { TailStructured, Sese, T1T2 };

@@ -29,6 +29,13 @@ std::vector<Edge> unstructured_edges(const Digraph& g, NodeId entry, NodeId exit
     const DominatorTree dom = dominators(g, entry);
     const DominatorTree pdom = post_dominators(g, exit);
     const LoopNest nest = loop_nest(g, entry);
+    return unstructured_edges(g, GraphAnalyses{dom, pdom, nest});
+}
+
+std::vector<Edge> unstructured_edges(const Digraph& g, const GraphAnalyses& known) {
+    const DominatorTree& dom = known.dominators;
+    const DominatorTree& pdom = known.post_dominators;
+    const LoopNest& nest = known.loops;
     std::vector<NodeId> loop_dominator, loop_postdominator;
     for (const Loop& l : nest.loops) {
         loop_dominator.push_back(dominating_member(dom, l.body));

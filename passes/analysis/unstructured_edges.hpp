@@ -14,6 +14,7 @@
 // Post: each unstructured edge once, ordered by (source, target).
 #pragma once
 
+#include "passes/analysis/dominance.hpp"
 #include "passes/analysis/loops.hpp"
 #include "ptx/digraph.hpp"
 
@@ -21,6 +22,15 @@
 
 namespace cfr::analysis {
 
+// The dominator trees and loop nest of a graph that the classification reads, computed by whoever
+// keeps them (FunctionUnit caches them until its CFG changes).
+struct GraphAnalyses {
+    const DominatorTree& dominators;      // from the entry
+    const DominatorTree& post_dominators; // from the exit
+    const LoopNest& loops;
+};
+
 std::vector<Edge> unstructured_edges(const Digraph& g, NodeId entry, NodeId exit);
+std::vector<Edge> unstructured_edges(const Digraph& g, const GraphAnalyses& known);
 
 } // namespace cfr::analysis
