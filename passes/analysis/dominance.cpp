@@ -1,43 +1,75 @@
 #include "passes/analysis/dominance.hpp"
 
-#include "passes/analysis/graph_adaptor.hpp"
-
-#include <boost/graph/dominator_tree.hpp>
+#include <algorithm>
+#include <limits>
+#include <utility>
 
 namespace cfr::analysis {
 
 namespace {
 
-// Boost's Lengauer-Tarjan miscounts predecessors that the root does not reach, so the search runs
-// on the subgraph of edges whose source is reached.
-std::vector<NodeId> lengauer_tarjan(const Digraph& g, NodeId root, bool reversed) {
-    const std::vector<std::vector<NodeId>>& out = reversed ? g.pred : g.succ;
-    std::vector<bool> seen(g.size(), false);
-    std::vector<NodeId> stack{root};
-    seen[root] = true;
-    BoostEdges edges;
+// The nodes that `root` reaches along `out`, in reverse post-order (root first).
+std::vector<NodeId> reverse_post_order(const std::vector<std::vector<NodeId>>& out, NodeId root) {
+    std::vector<NodeId> order;
+    std::vector<char> seen(out.size(), 0);
+    std::vector<std::pair<NodeId, size_t>> stack{{root, 0}};
+    seen[root] = 1;
     while (!stack.empty()) {
-        const NodeId u = stack.back();
-        stack.pop_back();
-        for (NodeId v : out[u]) {
-            edges.emplace_back(u, v);
-            if (!seen[v]) {
-                seen[v] = true;
-                stack.push_back(v);
+        auto& [v, next] = stack.back();
+        if (next < out[v].size()) {
+            const NodeId w = out[v][next++];
+            if (!seen[w]) {
+                seen[w] = 1;
+                stack.push_back({w, 0});
+            }
+        } else {
+            order.push_back(v);
+            stack.pop_back();
+        }
+    }
+    std::reverse(order.begin(), order.end());
+    return order;
+}
+
+// Immediate dominators by the iterative algorithm of Cooper, Harvey and Kennedy ("A Simple, Fast
+// Dominance Algorithm", 2001): in reverse post-order, each node's dominator is the nearest common
+// dominator of its processed predecessors, until nothing changes (two or three sweeps on CFGs).
+// Predecessors that the root does not reach take no part.
+std::vector<NodeId> immediate_dominators(const Digraph& g, NodeId root, bool reversed) {
+    const auto& out = reversed ? g.pred : g.succ;
+    const auto& in = reversed ? g.succ : g.pred;
+    const std::vector<NodeId> order = reverse_post_order(out, root);
+    constexpr uint32_t unreached = std::numeric_limits<uint32_t>::max();
+    std::vector<uint32_t> rank(g.size(), unreached); // position in `order`
+    for (uint32_t i = 0; i < order.size(); ++i)
+        rank[order[i]] = i;
+    std::vector<NodeId> idom(g.size(), kNoNode);
+    idom[root] = root;
+    const auto common = [&](NodeId a, NodeId b) {
+        while (a != b) {
+            while (rank[a] > rank[b])
+                a = idom[a];
+            while (rank[b] > rank[a])
+                b = idom[b];
+        }
+        return a;
+    };
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (size_t i = 1; i < order.size(); ++i) {
+            const NodeId v = order[i];
+            NodeId dominator = kNoNode;
+            for (NodeId p : in[v]) {
+                if (rank[p] == unreached || idom[p] == kNoNode) continue;
+                dominator = dominator == kNoNode ? p : common(p, dominator);
+            }
+            if (dominator != idom[v]) {
+                idom[v] = dominator;
+                changed = true;
             }
         }
     }
-    const BoostGraph b = to_boost(g.size(), edges);
-    using Vertex = boost::graph_traits<BoostGraph>::vertex_descriptor;
-    const size_t n = boost::num_vertices(b);
-    std::vector<Vertex> dom(n, boost::graph_traits<BoostGraph>::null_vertex());
-    auto index = boost::get(boost::vertex_index, b);
-    boost::lengauer_tarjan_dominator_tree(b, root,
-                                          boost::make_iterator_property_map(dom.begin(), index));
-    std::vector<NodeId> idom(n, kNoNode);
-    for (size_t v = 0; v < n; ++v)
-        if (dom[v] != boost::graph_traits<BoostGraph>::null_vertex() && v != root)
-            idom[v] = static_cast<NodeId>(dom[v]);
+    idom[root] = kNoNode;
     return idom;
 }
 
@@ -83,11 +115,11 @@ NodeId DominatorTree::common_dominator(NodeId a, NodeId b) const {
 }
 
 DominatorTree dominators(const Digraph& g, NodeId entry) {
-    return finish(lengauer_tarjan(g, entry, false), entry);
+    return finish(immediate_dominators(g, entry, false), entry);
 }
 
 DominatorTree post_dominators(const Digraph& g, NodeId exit) {
-    std::vector<NodeId> idom = lengauer_tarjan(g, exit, true);
+    std::vector<NodeId> idom = immediate_dominators(g, exit, true);
     for (NodeId v = 0; v < idom.size(); ++v)
         if (v != exit && idom[v] == kNoNode) idom[v] = exit;
     return finish(std::move(idom), exit);

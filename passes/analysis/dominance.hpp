@@ -1,6 +1,6 @@
-// Dominator and post-dominator trees by Lengauer-Tarjan (Boost.Graph), for seed 000 section III
-// (Definitions 5 and 6: dominance, IPDOM) and seed 002 section 3.2 (Definition 1 uses dominance and
-// post-dominance of blocks).
+// Dominator and post-dominator trees (the iterative algorithm of Cooper, Harvey and Kennedy), for
+// seed 000 section III (Definitions 5 and 6: dominance, IPDOM) and seed 002 section 3.2
+// (Definition 1 uses dominance and post-dominance of blocks).
 //
 // Pre: entry/exit is a node of the graph. Parallel edges and self-loops are allowed.
 // Post (dominators): idom[n] is n's immediate dominator; idom[entry] and idom of every node that

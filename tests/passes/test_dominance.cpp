@@ -57,3 +57,65 @@ TEST_CASE("post-dominators: nodes that cannot reach exit hang off exit") {
     CHECK(p.dominates(1, 1));
     CHECK(p.dominates(3, 0)); // the path into the endless loop never reaches exit
 }
+
+namespace {
+
+// Whether `root` reaches `target` along `out` without passing through `removed`.
+bool reaches_without(const std::vector<std::vector<NodeId>>& out, NodeId root, NodeId target,
+                     NodeId removed) {
+    if (root == removed) return false;
+    std::vector<char> seen(out.size(), 0);
+    std::vector<NodeId> stack{root};
+    seen[root] = 1;
+    while (!stack.empty()) {
+        const NodeId v = stack.back();
+        stack.pop_back();
+        if (v == target) return true;
+        for (NodeId w : out[v])
+            if (w != removed && !seen[w]) seen[w] = 1, stack.push_back(w);
+    }
+    return false;
+}
+
+// Dominance by its definition: a dominates b (both reached) when every path from the root to b
+// passes through a.
+bool dominates_by_definition(const std::vector<std::vector<NodeId>>& out, NodeId root, NodeId a,
+                             NodeId b) {
+    return a == b || !reaches_without(out, root, b, a);
+}
+
+} // namespace
+
+TEST_CASE("dominators and post-dominators agree with the definition on random graphs") {
+    uint32_t state = 20261123;
+    const auto next = [&](uint32_t bound) {
+        state = state * 1664525u + 1013904223u;
+        return (state >> 8) % bound;
+    };
+    for (int round = 0; round < 300; ++round) {
+        const auto n = static_cast<NodeId>(2 + next(12));
+        Digraph g(n);
+        const uint32_t edges = next(3 * n);
+        for (uint32_t e = 0; e < edges; ++e)
+            g.add_edge(next(n), next(n));
+        const NodeId exit = n - 1;
+        for (const bool post : {false, true}) {
+            const auto& out = post ? g.pred : g.succ;
+            const NodeId root = post ? exit : 0;
+            const DominatorTree t = post ? post_dominators(g, exit) : dominators(g, 0);
+            INFO("round " << round << (post ? " post-dominators" : " dominators"));
+            for (NodeId b = 0; b < n; ++b) {
+                const bool reached = b == root || reaches_without(out, root, b, kNoNode);
+                if (!reached) {
+                    CHECK(t.idom[b] == (post ? exit : kNoNode)); // see dominance.hpp
+                    continue;
+                }
+                for (NodeId a = 0; a < n; ++a) {
+                    const bool a_reached = a == root || reaches_without(out, root, a, kNoNode);
+                    if (!a_reached) continue;
+                    CHECK(t.dominates(a, b) == dominates_by_definition(out, root, a, b));
+                }
+            }
+        }
+    }
+}
