@@ -1,5 +1,34 @@
 // Static divergence analysis (see divergence.hpp): divergent sources, data and sync dependence,
 // propagated to a fixed point over each function; the `divergence` pass is divergence_pass.cpp.
+//
+// Cost. Each function is read once into dense tables (variables numbered, definitions and uses
+// of each instruction in flat arrays, the users of each variable, the branches and loop exits
+// that each variable decides); every later step works on numbers, allocates nothing per
+// instruction, and reuses its buffers across the module's rounds. With I instructions, B blocks,
+// E edges and V variables:
+//  - reading the function: O(I + B) (one hash look-up per operand name);
+//  - liveness: one backward walk per variable from its upward-exposed uses, stopping where it is
+//    redefined, so O(I + L·d) with L the size of the live-in sets it produces (each block enters
+//    a variable's walk once; d the in-degree). It is computed only when a divergent branch or
+//    loop exit needs it; live-in sets are sorted, and asked by binary search;
+//  - data dependence: a worklist over the def-use graph, each use edge followed once: O(I);
+//  - sync dependence: the branches wait in an ordered queue (keyed by block, O(log B) a branch)
+//    that they enter when their condition becomes divergent, so no round scans the blocks. A
+//    branch's influence region is walked from its successors, and the walk stops at a block
+//    already walked for an earlier branch with the same reconvergence point (everything past it
+//    was, too). The points whose regions hold a block all post-dominate it, so each block is
+//    walked at most once per ancestor in the post-dominator tree: O((I + E)·h), h the depth of
+//    nested reconvergence points (a bounded nesting depth in structured code; early returns to
+//    one exit block cost one walk in all);
+//  - loop exits: queued the same way; each (loop, exit target) pair walks its body once:
+//    O(I·k), k the loops around a block times their distinct exit targets. The loop nest is
+//    asked for only once some branch condition is divergent;
+//  - the module's rounds (until call summaries and the thread-private-memory taint settle) redo
+//    the marking above, not the reading or the liveness; reason chains are formatted once per
+//    variable.
+// The order in which variables are marked, and so each reason given, is that of the direct
+// formulation (scan every block each round, walk every region): the queues hand out branches
+// and exits in the order a scan would meet them.
 #include "passes/analysis/divergence.hpp"
 
 #include "passes/module_unit.hpp"
@@ -10,8 +39,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <deque>
-#include <map>
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <span>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -19,7 +51,9 @@ namespace cfr::analysis {
 namespace {
 
 using VarId = uint32_t;
+using SiteId = uint32_t;
 constexpr VarId kNoVar = ~VarId{0};
+constexpr SiteId kNoSite = ~SiteId{0};
 
 std::string one_line(const ptx::Instruction& instruction) {
     std::string text = ptx::print(instruction);
@@ -43,17 +77,55 @@ std::string_view divergent_special_in(const ptx::Operand& operand) {
     return {};
 }
 
-std::string_view state_space(const ptx::Instruction& instruction) {
-    for (std::string_view space : {".local", ".global", ".shared", ".const", ".param", ".tex"})
-        if (instruction.has_modifier(space)) return space;
-    return "";
+// State spaces in the order of precedence the analysis gives them when an instruction names
+// several (cp.async.shared.global counts as .global).
+enum class Space : uint8_t { Local, Global, Shared, Const, Param, Tex, None };
+
+Space space_of_modifier(std::string_view m) {
+    if (m.size() < 4 || m[0] != '.') return Space::None;
+    switch (m[1]) {
+    case 'l':
+        return m == ".local" ? Space::Local : Space::None;
+    case 'g':
+        return m == ".global" ? Space::Global : Space::None;
+    case 's':
+        return m == ".shared" ? Space::Shared : Space::None;
+    case 'c':
+        return m == ".const" ? Space::Const : Space::None;
+    case 'p':
+        return m == ".param" ? Space::Param : Space::None;
+    case 't':
+        return m == ".tex" ? Space::Tex : Space::None;
+    default:
+        return Space::None;
+    }
 }
 
-bool is_load(const ptx::Instruction& i) {
-    return i.opcode == "ld" || i.opcode == "ldu";
+Space state_space(const ptx::Instruction& instruction) {
+    Space space = Space::None;
+    for (const auto& modifier : instruction.modifiers)
+        space = std::min(space, space_of_modifier(modifier));
+    return space;
 }
-bool is_store(const ptx::Instruction& i) {
-    return i.opcode == "st" || i.opcode == "red" || i.opcode == "atom";
+
+// The opcodes the analysis tells apart, recognised once per instruction.
+enum class Opcode : uint8_t { Other, Load, Store, Reduction, Atomic, WarpExchange, ConvertAddress };
+
+Opcode classify(std::string_view op) {
+    switch (op.size()) {
+    case 2:
+        return op == "ld" ? Opcode::Load : op == "st" ? Opcode::Store : Opcode::Other;
+    case 3:
+        return op == "ldu" ? Opcode::Load : op == "red" ? Opcode::Reduction : Opcode::Other;
+    case 4:
+        if (op == "atom") return Opcode::Atomic;
+        if (op == "shfl") return Opcode::WarpExchange;
+        return op == "cvta" ? Opcode::ConvertAddress : Opcode::Other;
+    case 5:
+        return op == "match" || op == "elect" ? Opcode::WarpExchange : Opcode::Other;
+    default:
+        return Opcode::Other;
+    }
 }
 
 // The operands of a call: its return list, its target and its argument list.
@@ -75,325 +147,622 @@ CallShape call_shape(const ptx::Instruction& call) {
     return shape;
 }
 
-// A set of variables as a bit vector, for the liveness sets.
-class VarSet {
+// Lists of numbers grouped by key, packed in one array (compressed sparse rows).
+class Groups {
 public:
-    explicit VarSet(size_t vars = 0) : words_((vars + 63) / 64, 0) {}
-    bool test(VarId v) const { return (words_[v / 64] >> (v % 64)) & 1; }
-    void set(VarId v) { words_[v / 64] |= uint64_t{1} << (v % 64); }
-    // this |= use | (out & ~def); true if anything was added.
-    bool merge_live(const VarSet& use, const VarSet& out, const VarSet& def) {
-        bool changed = false;
-        for (size_t w = 0; w < words_.size(); ++w) {
-            const uint64_t next = words_[w] | use.words_[w] | (out.words_[w] & ~def.words_[w]);
-            changed = changed || next != words_[w];
-            words_[w] = next;
-        }
-        return changed;
+    // From (key, value) pairs; each key's values keep the pairs' order.
+    void build(size_t keys, const std::vector<std::pair<uint32_t, uint32_t>>& pairs) {
+        offsets_.assign(keys + 1, 0);
+        for (const auto& [key, value] : pairs)
+            ++offsets_[key + 1];
+        for (size_t k = 0; k < keys; ++k)
+            offsets_[k + 1] += offsets_[k];
+        values_.resize(pairs.size());
+        std::vector<uint32_t> next(offsets_.begin(), offsets_.end() - 1);
+        for (const auto& [key, value] : pairs)
+            values_[next[key]++] = value;
     }
-    void unite(const VarSet& other) {
-        for (size_t w = 0; w < words_.size(); ++w)
-            words_[w] |= other.words_[w];
+    std::span<const uint32_t> operator[](size_t key) const {
+        return {values_.data() + offsets_[key], offsets_[key + 1] - offsets_[key]};
     }
 
 private:
-    std::vector<uint64_t> words_;
+    std::vector<uint32_t> offsets_;
+    std::vector<uint32_t> values_;
 };
 
+// A set of pairs of 32-bit numbers (open addressing), for the (reconvergence point, block) pairs
+// the region walks have covered.
+class PairSet {
+public:
+    void clear() {
+        std::fill(slots_.begin(), slots_.end(), kEmpty);
+        size_ = 0;
+    }
+    // True if the pair was not in the set.
+    bool insert(uint32_t a, uint32_t b) {
+        if ((size_ + 1) * 2 > slots_.size()) grow();
+        if (!place(slots_, (uint64_t{a} << 32) | b)) return false;
+        ++size_;
+        return true;
+    }
+
+private:
+    static constexpr uint64_t kEmpty = ~uint64_t{0};
+    std::vector<uint64_t> slots_;
+    size_t size_ = 0;
+
+    static bool place(std::vector<uint64_t>& slots, uint64_t key) {
+        const size_t mask = slots.size() - 1;
+        uint64_t hash = key * 0x9E3779B97F4A7C15ull;
+        for (size_t i = hash ^ (hash >> 32);; ++i) {
+            uint64_t& slot = slots[i & mask];
+            if (slot == key) return false;
+            if (slot == kEmpty) {
+                slot = key;
+                return true;
+            }
+        }
+    }
+    void grow() {
+        std::vector<uint64_t> bigger(std::max<size_t>(64, slots_.size() * 2), kEmpty);
+        for (uint64_t key : slots_)
+            if (key != kEmpty) place(bigger, key);
+        slots_ = std::move(bigger);
+    }
+};
+
+// Items (blocks, loop exits) that became ready, handed out by sweeps in ascending order as a scan
+// over all items would meet them: one that becomes ready during a sweep, past the item being
+// handled, is handed out in the same sweep; one at or before it waits for the next sweep.
+class SweepQueue {
+public:
+    void clear() {
+        heap_ = {};
+        later_.clear();
+        sweeping_ = false;
+    }
+    void add(uint32_t item) {
+        if (sweeping_ && item > position_)
+            heap_.push(item);
+        else
+            later_.push_back(item);
+    }
+    void begin_sweep() {
+        for (uint32_t item : later_)
+            heap_.push(item);
+        later_.clear();
+        sweeping_ = true;
+    }
+    // The next item of this sweep; false (and the sweep over) when none is left.
+    bool next(uint32_t& item) {
+        if (heap_.empty()) {
+            sweeping_ = false;
+            return false;
+        }
+        item = position_ = heap_.top();
+        heap_.pop();
+        return true;
+    }
+
+private:
+    std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> heap_;
+    std::vector<uint32_t> later_;
+    uint32_t position_ = 0;
+    bool sweeping_ = false;
+};
+
+// What the module's other functions tell one function, indexed like ModuleUnit::functions().
 struct Summary {
     std::vector<bool> param_divergent;
     std::vector<bool> param_local;
     std::vector<bool> return_divergent;
+
+    friend bool operator==(const Summary&, const Summary&) = default;
 };
-using Summaries = std::map<std::string, Summary>;
-// Functions whose bodies are in the module but not in the unit (not selected, or without a CFG).
-using Unseen = std::unordered_set<std::string>;
+struct ModuleFacts {
+    std::vector<Summary> summaries;
+    std::unordered_map<std::string_view, uint32_t> index; // function name -> summary
+    // Functions whose bodies are in the module but not in the unit (not selected, no CFG).
+    std::unordered_set<std::string_view> unseen;
+    bool local_tainted = false;
+
+    const Summary* find(std::string_view function) const {
+        const auto it = index.find(function);
+        return it == index.end() ? nullptr : &summaries[it->second];
+    }
+};
+
+enum class SourceKind : uint8_t { None, SpecialRegister, Atomic, WarpExchange };
 
 struct Site {
     const ptx::Instruction* instruction;
     ptx::BlockId block;
-    std::vector<VarId> defs;
-    std::vector<VarId> uses;
+    uint32_t defs_begin, defs_end, uses_begin, uses_end; // in FunctionAnalysis::defs_/uses_
     VarId address_base = kNoVar; // the register an address operand is based on
-    bool local_access = false;   // resolved after local-derived pointers are known
-};
-
-struct Reason {
-    int site = -1;      // the instruction that made the variable divergent
-    VarId via = kNoVar; // the divergent variable it came from, if any
-    std::string why;
+    Space space = Space::None;
+    Opcode opcode = Opcode::Other;
+    bool load = false;
+    bool store = false;
+    bool guarded = false;
+    bool local_source = false; // yields a pointer to thread-private memory
+    SourceKind source = SourceKind::None;
+    std::string_view source_detail; // the special register, or the opcode of the exchange
 };
 
 struct CallSite {
-    std::string callee; // empty for an indirect call
-    std::vector<VarId> arguments;
+    SiteId site;
+    std::string_view callee;                 // empty for an indirect call
+    uint32_t arguments_begin, arguments_end; // in FunctionAnalysis::call_values_; kNoVar: none
+    uint32_t results_begin, results_end;     // likewise
+};
+
+struct LoopExit {
+    ptx::BlockId from;
+    NodeId to;
+    uint32_t loop;
+    uint32_t twin; // the first exit of the same loop to the same block (itself if none before)
+};
+
+enum class Why : uint8_t {
+    Parameter,
+    ReadsSpecial,
+    Atomic,
+    WarpExchange,
+    LocalLoad,
+    UnknownCallResult,
+    CallResult,
+    UsesDivergent,
+    SyncDependence,
+    LoopExit,
+};
+
+struct Reason {
+    SiteId site = kNoSite; // the instruction that made the variable divergent
+    VarId via = kNoVar;    // the divergent variable it came from, if any
+    Why why = Why::Parameter;
+    uint32_t line = 0;       // of the divergent branch or exit
+    std::string_view detail; // special register, opcode or callee
 };
 
 class FunctionAnalysis {
 public:
-    FunctionAnalysis(passes::FunctionUnit& unit, const Summaries& summaries, const Unseen& unseen,
-                     bool local_tainted)
-        : unit_(unit), summaries_(summaries), unseen_(unseen), local_tainted_(local_tainted) {}
+    explicit FunctionAnalysis(passes::FunctionUnit& unit) : unit_(unit) {}
 
-    void run();
-    FunctionDivergence result() const;
+    // Reads the function once; the rounds then call run().
+    void collect();
+    void run(const ModuleFacts& module, const Summary& own);
+    FunctionDivergence result();
 
     bool stores_divergent_local() const { return stores_divergent_local_; }
     const std::vector<CallSite>& calls() const { return calls_; }
+    std::span<const VarId> call_arguments(const CallSite& call) const {
+        return {call_values_.data() + call.arguments_begin,
+                call.arguments_end - call.arguments_begin};
+    }
     bool is_divergent(VarId v) const { return v != kNoVar && divergent_[v]; }
     bool is_local(VarId v) const { return v != kNoVar && local_[v]; }
-    VarId find(const std::string& name) const {
+    VarId find(std::string_view name) const {
         auto it = ids_.find(name);
         return it == ids_.end() ? kNoVar : it->second;
     }
+    const std::vector<VarId>& return_ids() const { return return_ids_; }
 
 private:
     passes::FunctionUnit& unit_;
-    const Summaries& summaries_;
-    const Unseen& unseen_;
-    bool local_tainted_;
-    bool stores_divergent_local_ = false;
 
-    std::unordered_map<std::string, VarId> ids_;
-    std::vector<std::string> names_;
+    // Read once.
+    std::unordered_map<std::string_view, VarId> ids_;
+    std::vector<std::string_view> names_;
     std::vector<Site> sites_;
-    std::vector<std::vector<int>> sites_of_block_;
-    std::vector<std::vector<int>> users_;
+    std::vector<VarId> defs_;
+    std::vector<VarId> uses_;
+    std::vector<SiteId> block_first_site_; // per block, and one past the last
+    Groups users_;                         // per variable: the sites that use it
+    std::vector<CallSite> calls_;
+    std::vector<VarId> call_values_;
+    std::vector<VarId> param_ids_;
+    std::vector<VarId> return_ids_;
+    std::vector<const ptx::Instruction*> terminators_; // per block
+    std::vector<VarId> conditions_;                    // per block
+    Groups branches_of_;                               // per variable: the blocks it decides
+    std::vector<LoopExit> exits_;
+    Groups exits_of_;              // per variable: the loop exits it decides
+    bool exits_collected_ = false; // the loop nest is asked only once a condition is divergent
+    bool has_liveness_ = false;
+    Groups live_in_; // per node (the virtual exit included), ascending
+
+    // Per round.
     std::vector<bool> divergent_;
     std::vector<bool> local_;
+    std::vector<bool> local_access_; // per site
     std::vector<Reason> reasons_;
-    std::vector<VarSet> live_in_;        // per node (virtual exit included)
     std::vector<bool> under_divergence_; // per block: inside a divergent branch's region
-    std::vector<bool> branch_done_;
-    std::vector<CallSite> calls_;
-    std::deque<VarId> worklist_;
+    std::vector<bool> exit_done_;
+    std::vector<VarId> worklist_;
+    size_t worklist_front_ = 0;
+    SweepQueue branch_queue_;
+    SweepQueue exit_queue_;
+    PairSet walked_; // (reconvergence point, block) pairs of the region walks so far
+    std::vector<NodeId> region_;
+    std::vector<NodeId> stack_;
+    bool stores_divergent_local_ = false;
+    bool divergent_condition_ = false; // some branch's condition is divergent
 
     VarId intern(std::string_view name);
-    void collect_sites();
+    void collect_site(const ptx::Instruction& i, ptx::BlockId block);
+    void collect_call(const ptx::Instruction& i, Site& site);
+    void collect_branches();
+    void collect_exits();
+    void build_users();
     void compute_liveness();
-    void mark(VarId v, int site, VarId via, std::string why);
+    bool live_at(NodeId node, VarId v) const;
+    std::span<const VarId> defs(const Site& s) const {
+        return {defs_.data() + s.defs_begin, s.defs_end - s.defs_begin};
+    }
+    std::span<const VarId> uses(const Site& s) const {
+        return {uses_.data() + s.uses_begin, s.uses_end - s.uses_begin};
+    }
+
+    void reset();
+    bool mark(VarId v, const Reason& reason);
     void propagate();
-    void seed_sources();
+    void seed_sources(const ModuleFacts& module, const Summary& own);
     bool apply_sync_dependence();
+    void walk_region(ptx::BlockId block, NodeId ipdom);
     bool apply_loop_exits();
-    void find_local_pointers();
-    void check_local_stores();
-    VarId branch_condition(ptx::BlockId block, const ptx::Instruction** branch) const;
-    std::vector<bool> influence_region(ptx::BlockId block, NodeId ipdom);
-    std::vector<std::string> reason_chain(VarId v) const;
+    void find_local_pointers(const Summary& own);
+    void check_local_stores(const ModuleFacts& module);
+
+    std::string why_text(VarId v, const Reason& r) const;
+    std::vector<std::string> reason_chain(VarId v, std::vector<std::string>& steps,
+                                          std::vector<uint32_t>& seen, uint32_t chain) const;
 };
 
 VarId FunctionAnalysis::intern(std::string_view name) {
-    auto [it, inserted] = ids_.try_emplace(std::string(name), static_cast<VarId>(names_.size()));
-    if (inserted) names_.emplace_back(name);
+    auto [it, inserted] = ids_.try_emplace(name, static_cast<VarId>(names_.size()));
+    if (inserted) names_.push_back(name);
     return it->second;
 }
 
-void FunctionAnalysis::collect_sites() {
+void FunctionAnalysis::collect_call(const ptx::Instruction& i, Site& site) {
+    const auto shape = call_shape(i);
+    CallSite call{static_cast<SiteId>(sites_.size()), {}, 0, 0, 0, 0};
+    if (shape.target && shape.target->kind == ptx::Operand::Kind::Symbol)
+        call.callee = shape.target->text;
+    call.arguments_begin = static_cast<uint32_t>(call_values_.size());
+    if (shape.arguments)
+        for (const auto& argument : shape.arguments->elements) {
+            const VarId v =
+                argument.kind == ptx::Operand::Kind::Immediate ? kNoVar : intern(argument.text);
+            call_values_.push_back(v);
+            if (v != kNoVar) uses_.push_back(v);
+        }
+    call.arguments_end = call.results_begin = static_cast<uint32_t>(call_values_.size());
+    if (shape.results)
+        for (const auto& result : shape.results->elements)
+            call_values_.push_back(intern(result.text));
+    call.results_end = static_cast<uint32_t>(call_values_.size());
+    site.uses_end = static_cast<uint32_t>(uses_.size());
+    calls_.push_back(call);
+}
+
+void FunctionAnalysis::collect_site(const ptx::Instruction& i, ptx::BlockId block) {
+    Site site{};
+    site.instruction = &i;
+    site.block = block;
+    const bool destination = ptx::has_destination(i);
+    site.space = state_space(i);
+    site.opcode = classify(i.opcode);
+    site.load = site.opcode == Opcode::Load;
+    site.store = site.opcode == Opcode::Store || site.opcode == Opcode::Reduction ||
+                 site.opcode == Opcode::Atomic;
+    site.guarded = i.guard.has_value();
+
+    site.uses_begin = static_cast<uint32_t>(uses_.size());
+    ptx::for_each_used_register(i, destination,
+                                [&](std::string_view r) { uses_.push_back(intern(r)); });
+    if (site.space == Space::Param && site.load)
+        ptx::for_each_addressed_symbol(i, [&](std::string_view s) { uses_.push_back(intern(s)); });
+    site.uses_end = static_cast<uint32_t>(uses_.size());
+
+    site.defs_begin = static_cast<uint32_t>(defs_.size());
+    ptx::for_each_defined_register(i, destination,
+                                   [&](std::string_view r) { defs_.push_back(intern(r)); });
+    if (site.space == Space::Param && site.opcode == Opcode::Store)
+        ptx::for_each_addressed_symbol(i, [&](std::string_view s) { defs_.push_back(intern(s)); });
+
+    for (const auto& operand : i.operands) {
+        if (operand.kind == ptx::Operand::Kind::Address && !operand.elements.empty() &&
+            operand.elements.front().kind == ptx::Operand::Kind::Register)
+            site.address_base = intern(operand.elements.front().text);
+        if (auto special = divergent_special_in(operand); !special.empty()) {
+            site.source = SourceKind::SpecialRegister;
+            site.source_detail = special;
+        }
+    }
+    if (site.opcode == Opcode::Atomic) site.source = SourceKind::Atomic;
+    if (site.opcode == Opcode::WarpExchange) {
+        site.source = SourceKind::WarpExchange;
+        site.source_detail = i.opcode;
+    }
+    if (i.control() == ptx::ControlKind::Call) {
+        collect_call(i, site);
+        const CallSite& call = calls_.back();
+        for (uint32_t k = call.results_begin; k < call.results_end; ++k)
+            defs_.push_back(call_values_[k]);
+    }
+    site.defs_end = static_cast<uint32_t>(defs_.size());
+    sites_.push_back(site);
+}
+
+void FunctionAnalysis::collect() {
     const auto& cfg = unit_.cfg();
-    sites_of_block_.resize(cfg.blocks.size());
+    std::unordered_set<std::string_view> local_symbols;
+    for (const auto& block : cfg.blocks)
+        for (const auto& statement : block.statements)
+            if (const auto* v = std::get_if<ptx::Variable>(&statement); v && v->space == ".local")
+                local_symbols.insert(v->name);
+
+    block_first_site_.reserve(cfg.blocks.size() + 1);
     for (ptx::BlockId b = 0; b < cfg.blocks.size(); ++b) {
+        block_first_site_.push_back(static_cast<SiteId>(sites_.size()));
         ptx::for_each_instruction(cfg.blocks[b].statements, [&](const ptx::Instruction& i) {
-            Site site{&i, b, {}, {}};
-            for (auto name : ptx::defined_registers(i))
-                site.defs.push_back(intern(name));
-            for (auto name : ptx::used_registers(i))
-                site.uses.push_back(intern(name));
-            const auto space = state_space(i);
-            if (space == ".param" && i.opcode == "st")
-                for (auto sym : ptx::addressed_symbols(i))
-                    site.defs.push_back(intern(sym));
-            if (space == ".param" && is_load(i))
-                for (auto sym : ptx::addressed_symbols(i))
-                    site.uses.push_back(intern(sym));
-            for (const auto& operand : i.operands)
-                if (operand.kind == ptx::Operand::Kind::Address && !operand.elements.empty() &&
-                    operand.elements.front().kind == ptx::Operand::Kind::Register)
-                    site.address_base = intern(operand.elements.front().text);
-            if (i.control() == ptx::ControlKind::Call) {
-                const auto shape = call_shape(i);
-                CallSite call;
-                if (shape.target && shape.target->kind == ptx::Operand::Kind::Symbol)
-                    call.callee = shape.target->text;
-                if (shape.arguments)
-                    for (const auto& argument : shape.arguments->elements) {
-                        const VarId v = argument.kind == ptx::Operand::Kind::Immediate
-                                            ? kNoVar
-                                            : intern(argument.text);
-                        call.arguments.push_back(v);
-                        if (v != kNoVar) site.uses.push_back(v);
-                    }
-                if (shape.results)
-                    for (const auto& result : shape.results->elements)
-                        site.defs.push_back(intern(result.text));
-                calls_.push_back(std::move(call));
-            }
-            sites_of_block_[b].push_back(static_cast<int>(sites_.size()));
-            sites_.push_back(std::move(site));
+            collect_site(i, b);
+            Site& site = sites_.back();
+            site.local_source = site.opcode == Opcode::ConvertAddress && i.has_modifier(".local");
+            if (!local_symbols.empty())
+                for (const auto& operand : i.operands)
+                    if (operand.kind == ptx::Operand::Kind::Symbol &&
+                        local_symbols.count(operand.text))
+                        site.local_source = true;
         });
     }
+    block_first_site_.push_back(static_cast<SiteId>(sites_.size()));
     for (const auto& param : unit_.function().params)
-        intern(param.name);
+        param_ids_.push_back(intern(param.name));
     for (const auto& ret : unit_.function().returns)
-        intern(ret.name);
-
-    users_.resize(names_.size());
-    for (int s = 0; s < static_cast<int>(sites_.size()); ++s)
-        for (VarId v : sites_[s].uses)
-            users_[v].push_back(s);
-    divergent_.assign(names_.size(), false);
-    local_.assign(names_.size(), false);
-    reasons_.resize(names_.size());
+        return_ids_.push_back(intern(ret.name));
+    build_users();
+    collect_branches();
 }
 
-// Backward may-liveness over blocks; the virtual exit keeps the return parameters alive.
-void FunctionAnalysis::compute_liveness() {
-    const auto& g = unit_.graph();
-    const size_t n = g.size();
-    const size_t vars = names_.size();
-    std::vector<VarSet> use(n, VarSet(vars)), def(n, VarSet(vars));
-    for (ptx::BlockId b = 0; b + 1 < n; ++b)
-        for (int s : sites_of_block_[b]) {
-            for (VarId v : sites_[s].uses)
-                if (!def[b].test(v)) use[b].set(v);
-            // A guarded definition may not happen, so it does not kill.
-            if (!sites_[s].instruction->guard)
-                for (VarId v : sites_[s].defs)
-                    def[b].set(v);
+void FunctionAnalysis::build_users() {
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    pairs.reserve(uses_.size());
+    for (SiteId s = 0; s < sites_.size(); ++s)
+        for (VarId v : uses(sites_[s]))
+            pairs.emplace_back(v, s);
+    users_.build(names_.size(), pairs);
+}
+
+void FunctionAnalysis::collect_branches() {
+    const auto& cfg = unit_.cfg();
+    terminators_.resize(cfg.blocks.size());
+    conditions_.assign(cfg.blocks.size(), kNoVar);
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    for (ptx::BlockId b = 0; b < cfg.blocks.size(); ++b) {
+        const ptx::Instruction* t = cfg.blocks[b].terminator();
+        terminators_[b] = t;
+        if (!t) continue;
+        switch (t->control()) {
+        case ptx::ControlKind::Branch:
+        case ptx::ControlKind::Return:
+        case ptx::ControlKind::Exit:
+            if (t->guard) conditions_[b] = find(t->guard->predicate);
+            break;
+        case ptx::ControlKind::IndirectBranch:
+            if (!t->operands.empty()) conditions_[b] = find(t->operands.front().text);
+            break;
+        default:
+            break;
         }
-    live_in_.assign(n, VarSet(vars));
-    const NodeId exit = unit_.cfg().exit();
-    for (const auto& ret : unit_.function().returns)
-        live_in_[exit].set(find(ret.name));
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (size_t k = n; k-- > 0;) {
-            if (k == exit) continue;
-            VarSet out(vars);
-            for (NodeId s : g.succ[k])
-                out.unite(live_in_[s]);
-            changed = live_in_[k].merge_live(use[k], out, def[k]) || changed;
+        if (conditions_[b] != kNoVar) pairs.emplace_back(conditions_[b], b);
+    }
+    branches_of_.build(names_.size(), pairs);
+}
+
+void FunctionAnalysis::collect_exits() {
+    exits_collected_ = true;
+    const auto& loops = unit_.loops().loops;
+    const size_t blocks = unit_.cfg().blocks.size();
+    std::vector<std::pair<uint32_t, uint32_t>> pairs;
+    for (uint32_t l = 0; l < loops.size(); ++l) {
+        const size_t first = exits_.size();
+        for (const auto& [from, to] : loops[l].exits) {
+            if (from >= blocks) continue;
+            uint32_t twin = static_cast<uint32_t>(exits_.size());
+            for (size_t e = first; e < exits_.size(); ++e)
+                if (exits_[e].to == to) {
+                    twin = static_cast<uint32_t>(e);
+                    break;
+                }
+            if (conditions_[from] != kNoVar)
+                pairs.emplace_back(conditions_[from], static_cast<uint32_t>(exits_.size()));
+            exits_.push_back({from, to, l, twin});
         }
     }
+    exits_of_.build(names_.size(), pairs);
 }
 
-void FunctionAnalysis::mark(VarId v, int site, VarId via, std::string why) {
-    if (v == kNoVar || divergent_[v]) return;
+// Backward may-liveness: a variable is live into a block that reads it before any definition,
+// and into every block from which such a block is reached without passing an unguarded
+// definition (a guarded definition may not happen, so it does not kill). The virtual exit keeps
+// the return parameters alive.
+void FunctionAnalysis::compute_liveness() {
+    has_liveness_ = true;
+    const auto& g = unit_.graph();
+    const size_t nodes = g.size();
+    const size_t vars = names_.size();
+    std::vector<std::pair<uint32_t, uint32_t>> exposed, killed; // (variable, node)
+    std::vector<uint32_t> defined_in(vars, ~0u), exposed_in(vars, ~0u);
+    for (ptx::BlockId b = 0; b + 1 < block_first_site_.size(); ++b)
+        for (SiteId s = block_first_site_[b]; s < block_first_site_[b + 1]; ++s) {
+            for (VarId v : uses(sites_[s]))
+                if (defined_in[v] != b && exposed_in[v] != b) {
+                    exposed_in[v] = b;
+                    exposed.emplace_back(v, b);
+                }
+            if (!sites_[s].guarded)
+                for (VarId v : defs(sites_[s]))
+                    if (defined_in[v] != b) {
+                        defined_in[v] = b;
+                        killed.emplace_back(v, b);
+                    }
+        }
+    for (VarId v : return_ids_)
+        exposed.emplace_back(v, unit_.cfg().exit());
+    Groups exposed_by_var, killed_by_var;
+    exposed_by_var.build(vars, exposed);
+    killed_by_var.build(vars, killed);
+
+    std::vector<std::pair<uint32_t, uint32_t>> live; // (node, variable)
+    std::vector<uint32_t> live_mark(nodes, ~0u), kill_mark(nodes, ~0u);
+    std::vector<NodeId>& stack = stack_;
+    for (VarId v = 0; v < vars; ++v) {
+        if (exposed_by_var[v].empty()) continue;
+        for (NodeId n : killed_by_var[v])
+            kill_mark[n] = v;
+        for (NodeId n : exposed_by_var[v])
+            if (live_mark[n] != v) {
+                live_mark[n] = v;
+                live.emplace_back(n, v);
+                stack.push_back(n);
+            }
+        while (!stack.empty()) {
+            const NodeId n = stack.back();
+            stack.pop_back();
+            for (NodeId p : g.pred[n]) {
+                if (live_mark[p] == v || kill_mark[p] == v) continue;
+                live_mark[p] = v;
+                live.emplace_back(p, v);
+                stack.push_back(p);
+            }
+        }
+    }
+    live_in_.build(nodes, live);
+}
+
+bool FunctionAnalysis::live_at(NodeId node, VarId v) const {
+    const auto live = live_in_[node];
+    return std::binary_search(live.begin(), live.end(), v);
+}
+
+void FunctionAnalysis::reset() {
+    const size_t vars = names_.size();
+    divergent_.assign(vars, false);
+    local_.assign(vars, false);
+    reasons_.assign(vars, Reason{});
+    local_access_.assign(sites_.size(), false);
+    under_divergence_.assign(unit_.cfg().blocks.size(), false);
+    exit_done_.assign(exits_.size(), false);
+    worklist_.clear();
+    worklist_front_ = 0;
+    branch_queue_.clear();
+    exit_queue_.clear();
+    walked_.clear();
+    stores_divergent_local_ = false;
+    divergent_condition_ = false;
+}
+
+bool FunctionAnalysis::mark(VarId v, const Reason& reason) {
+    if (v == kNoVar || divergent_[v]) return false;
     divergent_[v] = true;
-    reasons_[v] = Reason{site, via, std::move(why)};
+    reasons_[v] = reason;
     worklist_.push_back(v);
+    for (uint32_t block : branches_of_[v]) {
+        branch_queue_.add(block);
+        divergent_condition_ = true;
+    }
+    if (exits_collected_)
+        for (uint32_t exit : exits_of_[v])
+            exit_queue_.add(exit);
+    return true;
 }
 
 void FunctionAnalysis::propagate() {
-    while (!worklist_.empty()) {
-        const VarId v = worklist_.front();
-        worklist_.pop_front();
-        for (int s : users_[v])
-            for (VarId d : sites_[s].defs)
-                mark(d, s, v, "uses divergent " + names_[v]);
+    while (worklist_front_ < worklist_.size()) {
+        const VarId v = worklist_[worklist_front_++];
+        for (SiteId s : users_[v])
+            for (VarId d : defs(sites_[s]))
+                mark(d, {s, v, Why::UsesDivergent, 0, {}});
     }
+    worklist_.clear();
+    worklist_front_ = 0;
 }
 
-void FunctionAnalysis::seed_sources() {
-    const auto& function = unit_.function();
-    if (const auto it = summaries_.find(function.name); it != summaries_.end())
-        for (size_t k = 0; k < function.params.size(); ++k)
-            if (k < it->second.param_divergent.size() && it->second.param_divergent[k])
-                mark(find(function.params[k].name), -1, kNoVar,
-                     "parameter " + function.params[k].name +
-                         " receives a divergent value at a call site");
+void FunctionAnalysis::seed_sources(const ModuleFacts& module, const Summary& own) {
+    for (size_t k = 0; k < param_ids_.size() && k < own.param_divergent.size(); ++k)
+        if (own.param_divergent[k]) mark(param_ids_[k], {kNoSite, kNoVar, Why::Parameter, 0, {}});
 
-    size_t call_index = 0;
-    for (int s = 0; s < static_cast<int>(sites_.size()); ++s) {
-        const auto& site = sites_[s];
-        const auto& i = *site.instruction;
-        std::string why;
-        for (const auto& operand : i.operands)
-            if (auto special = divergent_special_in(operand); !special.empty())
-                why = fmt::format("reads {}, which differs per thread", special);
-        if (i.opcode == "atom") why = "result of an atomic operation";
-        if (i.opcode == "shfl" || i.opcode == "match" || i.opcode == "elect")
-            why = "result of a warp-level exchange (" + i.opcode + ")";
-        if (is_load(i) && site.local_access && local_tainted_)
-            why = "load from thread-private memory that holds divergent data";
-        if (i.control() == ptx::ControlKind::Call) {
-            const auto& call = calls_[call_index++];
-            const auto callee = summaries_.find(call.callee);
-            const auto shape = call_shape(i);
-            for (size_t k = 0; shape.results && k < shape.results->elements.size(); ++k) {
-                const bool unknown = callee == summaries_.end();
-                if (unknown || (k < callee->second.return_divergent.size() &&
-                                callee->second.return_divergent[k]))
-                    mark(find(shape.results->elements[k].text), s, kNoVar,
-                         unknown
-                             ? "result of a call to code that cannot be analysed"
-                             : "result of " + call.callee + ", whose return value is divergent");
-            }
+    auto call = calls_.begin();
+    for (SiteId s = 0; s < sites_.size(); ++s) {
+        const Site& site = sites_[s];
+        Reason reason{s, kNoVar, Why::Parameter, 0, site.source_detail};
+        bool source = true;
+        if (site.load && local_access_[s] && module.local_tainted)
+            reason.why = Why::LocalLoad;
+        else if (site.source == SourceKind::SpecialRegister)
+            reason.why = Why::ReadsSpecial;
+        else if (site.source == SourceKind::Atomic)
+            reason.why = Why::Atomic;
+        else if (site.source == SourceKind::WarpExchange)
+            reason.why = Why::WarpExchange;
+        else
+            source = false;
+        if (call != calls_.end() && call->site == s) {
+            const Summary* callee = module.find(call->callee);
+            for (uint32_t k = 0; k < call->results_end - call->results_begin; ++k)
+                if (!callee || (k < callee->return_divergent.size() && callee->return_divergent[k]))
+                    mark(call_values_[call->results_begin + k],
+                         {s, kNoVar, callee ? Why::CallResult : Why::UnknownCallResult, 0,
+                          call->callee});
+            ++call;
         }
-        if (!why.empty())
-            for (VarId d : site.defs)
-                mark(d, s, kNoVar, why);
+        if (source)
+            for (VarId d : defs(site))
+                mark(d, reason);
     }
 }
 
-VarId FunctionAnalysis::branch_condition(ptx::BlockId block,
-                                         const ptx::Instruction** branch) const {
-    const ptx::Instruction* t = unit_.cfg().blocks[block].terminator();
-    *branch = t;
-    if (!t) return kNoVar;
-    switch (t->control()) {
-    case ptx::ControlKind::Branch:
-    case ptx::ControlKind::Return:
-    case ptx::ControlKind::Exit:
-        return t->guard ? find(t->guard->predicate) : kNoVar;
-    case ptx::ControlKind::IndirectBranch:
-        return t->operands.empty() ? kNoVar : find(t->operands.front().text);
-    default:
-        return kNoVar;
-    }
-}
-
-std::vector<bool> FunctionAnalysis::influence_region(ptx::BlockId block, NodeId ipdom) {
+// The blocks reached from `block` before its immediate post-dominator, in ascending order, less
+// those an earlier branch with the same post-dominator walked (everything reached from them was
+// walked then too), into region_.
+void FunctionAnalysis::walk_region(ptx::BlockId block, NodeId ipdom) {
     const auto& g = unit_.graph();
-    std::vector<bool> in(g.size(), false);
-    std::vector<NodeId> stack(g.succ[block].begin(), g.succ[block].end());
-    while (!stack.empty()) {
-        const NodeId n = stack.back();
-        stack.pop_back();
-        if (n == ipdom || n == unit_.cfg().exit() || in[n]) continue;
-        in[n] = true;
+    const NodeId exit = unit_.cfg().exit();
+    region_.clear();
+    stack_.assign(g.succ[block].begin(), g.succ[block].end());
+    while (!stack_.empty()) {
+        const NodeId n = stack_.back();
+        stack_.pop_back();
+        if (n == ipdom || n == exit || !walked_.insert(ipdom, n)) continue;
+        region_.push_back(n);
         for (NodeId s : g.succ[n])
-            stack.push_back(s);
+            stack_.push_back(s);
     }
-    return in;
+    std::sort(region_.begin(), region_.end());
 }
 
 // Sync dependence: definitions inside a divergent branch's influence region that are live where
 // the region ends (its immediate post-dominator) hold values that differ per thread there.
 bool FunctionAnalysis::apply_sync_dependence() {
     bool changed = false;
-    const auto& cfg = unit_.cfg();
-    const auto& pdom = unit_.post_dominators();
-    for (ptx::BlockId b = 0; b < cfg.blocks.size(); ++b) {
-        if (branch_done_[b]) continue;
-        const ptx::Instruction* branch = nullptr;
-        const VarId condition = branch_condition(b, &branch);
-        if (!is_divergent(condition)) continue;
-        branch_done_[b] = true;
+    branch_queue_.begin_sweep();
+    uint32_t b = 0;
+    while (branch_queue_.next(b)) {
         changed = true;
-        const NodeId ipdom = pdom.idom[b] == kNoNode ? cfg.exit() : pdom.idom[b];
-        const auto region = influence_region(b, ipdom);
-        for (ptx::BlockId r = 0; r < cfg.blocks.size(); ++r) {
-            if (!region[r]) continue;
+        if (!has_liveness_) compute_liveness();
+        const auto& pdom = unit_.post_dominators();
+        const NodeId ipdom = pdom.idom[b] == kNoNode ? unit_.cfg().exit() : pdom.idom[b];
+        const uint32_t line = terminators_[b]->loc.line;
+        walk_region(b, ipdom);
+        for (NodeId r : region_) {
             under_divergence_[r] = true;
-            for (int s : sites_of_block_[r])
-                for (VarId d : sites_[s].defs)
-                    if (live_in_[ipdom].test(d))
-                        mark(d, s, condition,
-                             fmt::format("defined under the divergent branch at line {} and live "
-                                         "where its paths reconverge",
-                                         branch->loc.line));
+            for (SiteId s = block_first_site_[r]; s < block_first_site_[r + 1]; ++s)
+                for (VarId d : defs(sites_[s]))
+                    if (!divergent_[d] && live_at(ipdom, d))
+                        mark(d, {s, conditions_[b], Why::SyncDependence, line, {}});
         }
     }
     return changed;
@@ -401,126 +770,159 @@ bool FunctionAnalysis::apply_sync_dependence() {
 
 // Values that leave a loop through a divergent exit differ per thread after the loop.
 bool FunctionAnalysis::apply_loop_exits() {
+    if (!exits_collected_) {
+        if (!divergent_condition_) return false; // no exit can be divergent yet
+        collect_exits();
+        exit_done_.assign(exits_.size(), false);
+        for (uint32_t e = 0; e < exits_.size(); ++e)
+            if (is_divergent(conditions_[exits_[e].from])) exit_queue_.add(e);
+    }
     bool changed = false;
-    const auto& cfg = unit_.cfg();
-    for (const auto& loop : unit_.loops().loops) {
-        for (const auto& [from, to] : loop.exits) {
-            if (from >= cfg.blocks.size()) continue;
-            const ptx::Instruction* branch = nullptr;
-            const VarId condition = branch_condition(from, &branch);
-            if (!is_divergent(condition)) continue;
-            for (NodeId n : loop.body) {
-                if (n >= cfg.blocks.size()) continue;
-                for (int s : sites_of_block_[n])
-                    for (VarId d : sites_[s].defs)
-                        if (live_in_[to].test(d) && !divergent_[d]) {
-                            mark(d, s, condition,
-                                 fmt::format("leaves a loop through the divergent exit at line {}",
-                                             branch->loc.line));
-                            changed = true;
-                        }
-            }
+    const auto& loops = unit_.loops().loops;
+    exit_queue_.begin_sweep();
+    uint32_t e = 0;
+    while (exit_queue_.next(e)) {
+        const LoopExit& exit = exits_[e];
+        exit_done_[e] = true;
+        if (exit.twin != e && exit_done_[exit.twin]) continue; // the same values, marked then
+        if (!has_liveness_) compute_liveness();
+        const uint32_t line = terminators_[exit.from]->loc.line;
+        for (NodeId n : loops[exit.loop].body) {
+            if (n + 1 >= block_first_site_.size()) continue;
+            for (SiteId s = block_first_site_[n]; s < block_first_site_[n + 1]; ++s)
+                for (VarId d : defs(sites_[s]))
+                    if (!divergent_[d] && live_at(exit.to, d))
+                        changed = mark(d, {s, conditions_[exit.from], Why::LoopExit, line, {}}) ||
+                                  changed;
         }
     }
     return changed;
 }
 
-void FunctionAnalysis::find_local_pointers() {
-    std::unordered_set<std::string> local_symbols;
-    for (const auto& block : unit_.cfg().blocks)
-        for (const auto& statement : block.statements)
-            if (const auto* v = std::get_if<ptx::Variable>(&statement); v && v->space == ".local")
-                local_symbols.insert(v->name);
-    const auto& function = unit_.function();
-    if (const auto it = summaries_.find(function.name); it != summaries_.end())
-        for (size_t k = 0; k < function.params.size() && k < it->second.param_local.size(); ++k)
-            if (it->second.param_local[k]) local_[find(function.params[k].name)] = true;
-    bool changed = true;
-    while (changed) {
-        changed = false;
-        for (auto& site : sites_) {
-            const auto& i = *site.instruction;
-            bool local = (i.opcode == "cvta" && i.has_modifier(".local"));
-            for (const auto& operand : i.operands)
-                if (operand.kind == ptx::Operand::Kind::Symbol && local_symbols.count(operand.text))
-                    local = true;
-            if (!is_load(i) || state_space(i) == ".param")
-                for (VarId u : site.uses)
-                    local = local || local_[u];
-            for (VarId d : site.defs)
-                if (local && !local_[d]) {
-                    local_[d] = true;
-                    changed = true;
-                }
-        }
+// Which variables may point to thread-private memory: a least fixed point over the def-use graph.
+void FunctionAnalysis::find_local_pointers(const Summary& own) {
+    std::vector<VarId>& worklist = worklist_;
+    const auto make_local = [&](VarId v) {
+        if (v == kNoVar || local_[v]) return;
+        local_[v] = true;
+        worklist.push_back(v);
+    };
+    for (size_t k = 0; k < param_ids_.size() && k < own.param_local.size(); ++k)
+        if (own.param_local[k]) make_local(param_ids_[k]);
+    for (const Site& site : sites_)
+        if (site.local_source)
+            for (VarId d : defs(site))
+                make_local(d);
+    while (!worklist.empty()) {
+        const VarId v = worklist.back();
+        worklist.pop_back();
+        for (SiteId s : users_[v])
+            if (!sites_[s].load || sites_[s].space == Space::Param)
+                for (VarId d : defs(sites_[s]))
+                    make_local(d);
     }
-    for (auto& site : sites_) {
-        const auto space = state_space(*site.instruction);
-        site.local_access = space == ".local" || (space.empty() && is_local(site.address_base));
+    for (SiteId s = 0; s < sites_.size(); ++s) {
+        const Site& site = sites_[s];
+        local_access_[s] = site.space == Space::Local ||
+                           (site.space == Space::None && is_local(site.address_base));
     }
 }
 
-void FunctionAnalysis::check_local_stores() {
-    for (const auto& site : sites_) {
-        if (!is_store(*site.instruction) || !site.local_access) continue;
+void FunctionAnalysis::check_local_stores(const ModuleFacts& module) {
+    for (SiteId s = 0; s < sites_.size() && !stores_divergent_local_; ++s) {
+        const Site& site = sites_[s];
+        if (!site.store || !local_access_[s]) continue;
         bool divergent = under_divergence_[site.block];
-        for (VarId u : site.uses)
+        for (VarId u : uses(site))
             divergent = divergent || divergent_[u];
         if (divergent) stores_divergent_local_ = true;
     }
     // A function the analysis does not see into may store anything through a pointer to
     // thread-private memory that it is handed.
     for (const auto& call : calls_) {
-        if (!unseen_.count(call.callee)) continue;
-        for (VarId argument : call.arguments)
+        if (!module.unseen.count(call.callee)) continue;
+        for (VarId argument : call_arguments(call))
             if (is_local(argument)) stores_divergent_local_ = true;
     }
 }
 
-void FunctionAnalysis::run() {
-    collect_sites();
-    compute_liveness();
-    under_divergence_.assign(unit_.cfg().blocks.size(), false);
-    branch_done_.assign(unit_.cfg().blocks.size(), false);
-    find_local_pointers();
-    seed_sources();
+void FunctionAnalysis::run(const ModuleFacts& module, const Summary& own) {
+    reset();
+    find_local_pointers(own);
+    seed_sources(module, own);
     do {
         propagate();
     } while (apply_sync_dependence() || apply_loop_exits());
-    check_local_stores();
+    check_local_stores(module);
 }
 
-std::vector<std::string> FunctionAnalysis::reason_chain(VarId v) const {
-    std::vector<std::string> chain;
-    std::vector<bool> seen(names_.size(), false);
-    while (v != kNoVar && divergent_[v] && !seen[v] && chain.size() < 16) {
-        seen[v] = true;
+std::string FunctionAnalysis::why_text(VarId v, const Reason& r) const {
+    switch (r.why) {
+    case Why::Parameter:
+        return fmt::format("parameter {} receives a divergent value at a call site", names_[v]);
+    case Why::ReadsSpecial:
+        return fmt::format("reads {}, which differs per thread", r.detail);
+    case Why::Atomic:
+        return "result of an atomic operation";
+    case Why::WarpExchange:
+        return fmt::format("result of a warp-level exchange ({})", r.detail);
+    case Why::LocalLoad:
+        return "load from thread-private memory that holds divergent data";
+    case Why::UnknownCallResult:
+        return "result of a call to code that cannot be analysed";
+    case Why::CallResult:
+        return fmt::format("result of {}, whose return value is divergent", r.detail);
+    case Why::UsesDivergent:
+        return fmt::format("uses divergent {}", names_[r.via]);
+    case Why::SyncDependence:
+        return fmt::format("defined under the divergent branch at line {} and live where its paths "
+                           "reconverge",
+                           r.line);
+    case Why::LoopExit:
+        return fmt::format("leaves a loop through the divergent exit at line {}", r.line);
+    }
+    return {};
+}
+
+// From v back to a divergent source, one step a line; steps[v] keeps each variable's line once
+// formatted, seen[v] == chain marks the variables this chain has passed.
+std::vector<std::string> FunctionAnalysis::reason_chain(VarId v, std::vector<std::string>& steps,
+                                                        std::vector<uint32_t>& seen,
+                                                        uint32_t chain) const {
+    std::vector<std::string> out;
+    while (v != kNoVar && divergent_[v] && seen[v] != chain && out.size() < 16) {
+        seen[v] = chain;
         const Reason& r = reasons_[v];
-        if (r.site >= 0) {
-            const auto& i = *sites_[r.site].instruction;
-            chain.push_back(
-                fmt::format("{} at line {} ({}): {}", names_[v], i.loc.line, one_line(i), r.why));
-        } else {
-            chain.push_back(fmt::format("{}: {}", names_[v], r.why));
+        if (steps[v].empty()) {
+            if (r.site != kNoSite) {
+                const auto& i = *sites_[r.site].instruction;
+                steps[v] = fmt::format("{} at line {} ({}): {}", names_[v], i.loc.line, one_line(i),
+                                       why_text(v, r));
+            } else {
+                steps[v] = fmt::format("{}: {}", names_[v], why_text(v, r));
+            }
         }
+        out.push_back(steps[v]);
         v = r.via;
     }
-    return chain;
+    return out;
 }
 
-FunctionDivergence FunctionAnalysis::result() const {
+FunctionDivergence FunctionAnalysis::result() {
     FunctionDivergence out;
     out.function = unit_.function().name;
     for (VarId v = 0; v < names_.size(); ++v)
-        if (divergent_[v]) out.divergent_variables.insert(names_[v]);
-    for (ptx::BlockId b = 0; b < unit_.cfg().blocks.size(); ++b) {
-        const ptx::Instruction* branch = nullptr;
-        const VarId condition = branch_condition(b, &branch);
+        if (divergent_[v]) out.divergent_variables.emplace(names_[v]);
+    std::vector<std::string> steps(names_.size());
+    std::vector<uint32_t> seen(names_.size(), ~0u);
+    for (ptx::BlockId b = 0; b < terminators_.size(); ++b) {
+        const ptx::Instruction* branch = terminators_[b];
+        const VarId condition = conditions_[b];
         if (!branch ||
             (condition == kNoVar && branch->control() != ptx::ControlKind::IndirectBranch))
             continue;
         BranchVerdict verdict{b, branch->loc, one_line(*branch), is_divergent(condition), {}};
-        if (verdict.divergent) verdict.reasons = reason_chain(condition);
+        if (verdict.divergent) verdict.reasons = reason_chain(condition, steps, seen, b);
         out.branches.push_back(std::move(verdict));
     }
     return out;
@@ -542,86 +944,86 @@ const FunctionDivergence* ModuleDivergence::find(const std::string& function) co
 
 namespace {
 
-Unseen unseen_functions(passes::ModuleUnit& unit, const Summaries& summaries) {
-    Unseen out;
+ModuleFacts module_facts(passes::ModuleUnit& unit) {
+    ModuleFacts facts;
+    for (auto& f : unit.functions()) {
+        facts.index.emplace(f.function().name, static_cast<uint32_t>(facts.summaries.size()));
+        auto& s = facts.summaries.emplace_back();
+        s.param_divergent.assign(f.function().params.size(), false);
+        s.param_local.assign(f.function().params.size(), false);
+        s.return_divergent.assign(f.function().returns.size(), false);
+    }
     for (const auto& item : unit.module().items)
         if (const auto* f = std::get_if<ptx::Function>(&item);
-            f && f->body && !summaries.count(f->name))
-            out.insert(f->name);
-    return out;
-}
-
-// What an unseen function passes to the functions it calls is not known: their parameters are
-// divergent from the start.
-void seed_calls_from_unseen(passes::ModuleUnit& unit, const Unseen& unseen, Summaries& summaries) {
+            f && f->body && !facts.index.count(f->name))
+            facts.unseen.insert(f->name);
+    // What an unseen function passes to the functions it calls is not known: their parameters
+    // are divergent from the start.
     for (const auto& item : unit.module().items) {
         const auto* f = std::get_if<ptx::Function>(&item);
-        if (!f || !f->body || !unseen.count(f->name)) continue;
+        if (!f || !f->body || !facts.unseen.count(f->name)) continue;
         ptx::for_each_instruction(*f->body, [&](const ptx::Instruction& i) {
             if (i.control() != ptx::ControlKind::Call) return;
             const auto shape = call_shape(i);
             if (!shape.target || shape.target->kind != ptx::Operand::Kind::Symbol) return;
-            if (auto callee = summaries.find(shape.target->text); callee != summaries.end())
-                callee->second.param_divergent.assign(callee->second.param_divergent.size(), true);
+            if (auto callee = facts.index.find(shape.target->text); callee != facts.index.end()) {
+                auto& params = facts.summaries[callee->second].param_divergent;
+                params.assign(params.size(), true);
+            }
         });
+    }
+    return facts;
+}
+
+// The summaries and taint the module's functions imply after one round.
+void next_summaries(const std::vector<FunctionAnalysis>& analyses, const ModuleFacts& facts,
+                    std::vector<Summary>& next, bool& next_tainted) {
+    next = facts.summaries;
+    next_tainted = facts.local_tainted;
+    for (size_t k = 0; k < analyses.size(); ++k) {
+        const auto& a = analyses[k];
+        next_tainted = next_tainted || a.stores_divergent_local();
+        for (size_t r = 0; r < a.return_ids().size(); ++r)
+            if (a.is_divergent(a.return_ids()[r])) next[k].return_divergent[r] = true;
+        for (const auto& call : a.calls()) {
+            const auto callee = facts.index.find(call.callee);
+            if (callee == facts.index.end()) continue;
+            auto& summary = next[callee->second];
+            const auto arguments = a.call_arguments(call);
+            for (size_t p = 0; p < arguments.size(); ++p) {
+                if (p >= summary.param_divergent.size()) break;
+                if (a.is_divergent(arguments[p])) summary.param_divergent[p] = true;
+                if (a.is_local(arguments[p])) summary.param_local[p] = true;
+            }
+        }
     }
 }
 
 } // namespace
 
 ModuleDivergence analyze_divergence(passes::ModuleUnit& unit) {
-    Summaries summaries;
+    ModuleFacts facts = module_facts(unit);
+    std::vector<FunctionAnalysis> analyses;
+    analyses.reserve(unit.functions().size());
     for (auto& f : unit.functions()) {
-        auto& s = summaries[f.function().name];
-        s.param_divergent.assign(f.function().params.size(), false);
-        s.param_local.assign(f.function().params.size(), false);
-        s.return_divergent.assign(f.function().returns.size(), false);
+        analyses.emplace_back(f);
+        analyses.back().collect();
     }
-    const Unseen unseen = unseen_functions(unit, summaries);
-    seed_calls_from_unseen(unit, unseen, summaries);
-    bool local_tainted = false;
+    std::vector<Summary> next;
+    bool next_tainted = false;
     while (true) {
-        std::vector<FunctionAnalysis> analyses;
-        analyses.reserve(unit.functions().size());
-        for (auto& f : unit.functions()) {
-            analyses.emplace_back(f, summaries, unseen, local_tainted);
-            analyses.back().run();
-        }
-        Summaries next = summaries;
-        bool next_tainted = local_tainted;
-        for (size_t k = 0; k < analyses.size(); ++k) {
-            const auto& a = analyses[k];
-            const auto& function = unit.functions()[k].function();
-            next_tainted = next_tainted || a.stores_divergent_local();
-            auto& own = next[function.name];
-            for (size_t r = 0; r < function.returns.size(); ++r)
-                if (a.is_divergent(a.find(function.returns[r].name)))
-                    own.return_divergent[r] = true;
-            for (const auto& call : a.calls()) {
-                auto callee = next.find(call.callee);
-                if (callee == next.end()) continue;
-                for (size_t p = 0; p < call.arguments.size(); ++p) {
-                    if (p >= callee->second.param_divergent.size()) break;
-                    if (a.is_divergent(call.arguments[p])) callee->second.param_divergent[p] = true;
-                    if (a.is_local(call.arguments[p])) callee->second.param_local[p] = true;
-                }
-            }
-        }
-        bool same = next_tainted == local_tainted;
-        for (const auto& [name, s] : next) {
-            const auto& old = summaries[name];
-            same = same && s.param_divergent == old.param_divergent &&
-                   s.param_local == old.param_local && s.return_divergent == old.return_divergent;
-        }
-        if (same) {
-            ModuleDivergence result;
-            for (const auto& a : analyses)
-                result.functions.push_back(a.result());
-            return result;
-        }
-        summaries = std::move(next);
-        local_tainted = next_tainted;
+        for (size_t k = 0; k < analyses.size(); ++k)
+            analyses[k].run(facts, facts.summaries[k]);
+        next_summaries(analyses, facts, next, next_tainted);
+        if (next == facts.summaries && next_tainted == facts.local_tainted) break;
+        facts.summaries.swap(next);
+        facts.local_tainted = next_tainted;
     }
+    ModuleDivergence result;
+    result.functions.reserve(analyses.size());
+    for (auto& a : analyses)
+        result.functions.push_back(a.result());
+    return result;
 }
 
 } // namespace cfr::analysis
