@@ -14,13 +14,17 @@ FunctionUnit::FunctionUnit(ptx::Function& function, ptx::Cfg cfg)
     : function_(&function), cfg_(std::move(cfg)) {}
 
 ptx::Cfg& FunctionUnit::mutable_cfg() {
+    drop_graph_analyses();
+    return mutable_code();
+}
+
+ptx::Cfg& FunctionUnit::mutable_code() {
     changed_ = true;
-    drop_analyses();
+    ++version_;
     return cfg_;
 }
 
-void FunctionUnit::drop_analyses() {
-    ++version_;
+void FunctionUnit::drop_graph_analyses() {
     graph_.reset();
     dominators_.reset();
     post_dominators_.reset();
@@ -99,7 +103,8 @@ void FunctionUnit::write_back() {
                     std::make_move_iterator(laid_out.end()));
     function_->body = std::move(body);
     holds_code_ = false;
-    drop_analyses();
+    ++version_;
+    drop_graph_analyses();
 }
 
 ModuleUnit::ModuleUnit(ptx::Module& module, const FunctionSelection& only) : module_(&module) {

@@ -32,8 +32,13 @@ public:
 
     // The CFG to change. Calling it drops every cached analysis and marks the function changed.
     ptx::Cfg& mutable_cfg();
+    // The CFG's code to change inside its blocks, keeping its blocks and edges (the pass promises
+    // Promise::SameCfg, which the verifier checks): the graph analyses (graph, dominators,
+    // post-dominators, loops, structure) are kept; what reads the code (divergence, names) is
+    // computed again.
+    ptx::Cfg& mutable_code();
     bool changed() const { return changed_; }
-    unsigned version() const { return version_; } // advances with every mutable_cfg()
+    unsigned version() const { return version_; } // advances with every change of code
 
     const Digraph& graph();
     const analysis::DominatorTree& dominators();
@@ -70,7 +75,7 @@ private:
     std::optional<TakenNames> taken_;
     unsigned taken_version_ = 0;
 
-    void drop_analyses();
+    void drop_graph_analyses();
     // A name not in use yet: prefix, stem and the next number that makes it fresh.
     std::string fresh_name(std::string_view prefix, const std::string& stem);
 };

@@ -361,7 +361,7 @@ private:
         });
         const Scratch scratch(function, indirect, sync);
         const Instrumenter instrumenter(scratch, symbol_, sync);
-        auto& cfg = function.mutable_cfg();
+        auto& cfg = function.mutable_code();
         for (const ptx::BlockId b : blocks) {
             auto& statements = cfg.blocks[b].statements;
             const size_t at = terminator_position(cfg.blocks[b]);

@@ -26,7 +26,7 @@ public:
                     terminator->has_modifier(".uni"))
                     continue;
                 auto* instruction =
-                    last_instruction(function.mutable_cfg().blocks[branch.block].statements);
+                    last_instruction(function.mutable_code().blocks[branch.block].statements);
                 instruction->modifiers.insert(instruction->modifiers.begin(), ".uni");
                 report.changed = true;
                 report.count("branches marked uniform");

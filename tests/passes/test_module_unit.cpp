@@ -1,0 +1,84 @@
+// The passes' view of a module: bodies moved into CFGs and given back without loss, and the
+// analyses a change of code keeps (mutable_code) or drops (mutable_cfg).
+#include "passes/module_unit.hpp"
+#include "ptx/parser.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using cfr::passes::ModuleUnit;
+
+namespace {
+
+const char* kModule = R"(.version 8.0
+.target sm_75
+.address_size 64
+
+.visible .entry k(.param .u32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<3>;
+    ld.param.u32 %r1, [n];
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 bra $L_done;
+    add.u32 %r2, %r1, 1;
+$L_done:
+    ret;
+}
+
+.visible .entry broken()
+{
+    bra $nowhere;
+}
+)";
+
+const cfr::ptx::Function& function_named(const cfr::ptx::Module& module, const std::string& name) {
+    for (const auto& item : module.items)
+        if (const auto* f = std::get_if<cfr::ptx::Function>(&item); f && f->name == name) return *f;
+    FAIL("no function " << name);
+    throw;
+}
+
+} // namespace
+
+TEST_CASE("module unit: bodies move into the CFGs and come back as they were") {
+    auto module = cfr::ptx::parse(kModule, "unit.ptx");
+    const auto original = module;
+    {
+        ModuleUnit unit(module);
+        REQUIRE(unit.functions().size() == 1);
+        CHECK(unit.skipped().size() == 1); // `broken` has no CFG and keeps its body
+        CHECK(function_named(module, "k").body->empty());
+        CHECK(function_named(module, "broken") == function_named(original, "broken"));
+        CHECK(unit.functions().front().cfg().blocks.size() == 3);
+    } // the destructor gives the bodies back
+    CHECK(module == original);
+
+    ModuleUnit unit(module);
+    unit.write_back();
+    CHECK(module == original);
+    unit.write_back(); // nothing left to give back: a second call changes nothing
+    CHECK(module == original);
+}
+
+TEST_CASE(
+    "module unit: a change of code keeps the graph analyses, a change of the CFG drops them") {
+    auto module = cfr::ptx::parse(kModule, "unit.ptx");
+    ModuleUnit unit(module);
+    auto& function = unit.functions().front();
+    const size_t edges = function.cfg().edges.size();
+    REQUIRE(function.graph().succ[0].size() == 2);
+    const unsigned version = function.version();
+
+    // Breaking the promise of mutable_code() (the edges stay) shows what it keeps: the graph and
+    // the analyses built on it are not computed again.
+    function.mutable_code().edges.clear();
+    CHECK(function.version() > version);
+    CHECK(function.changed());
+    CHECK(function.graph().succ[0].size() == 2);
+
+    function.mutable_cfg();
+    CHECK(function.graph().succ[0].empty());
+    CHECK(edges > 0);
+}
