@@ -1,5 +1,6 @@
 // Load-time overhead of the shim per module: cold (extract, parse, passes, print, cache store) as
 // a fraction of ptxas's time for the same PTX, and warm (a verified cache hit) in microseconds.
+#include "passes/pipeline.hpp"
 #include "runtime/compile.hpp"
 #include "runtime/session.hpp"
 
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
     };
 
     nlohmann::json out;
-    out["pipeline"] = cfr::runtime::Session(getenv).config().pipeline;
+    out["pipeline"] = cfr::passes::spelling(cfr::runtime::Session(getenv).config().pipeline);
     auto& rows = out["modules"] = nlohmann::json::array();
     fmt::print("{:<28} {:>9} {:>11} {:>11} {:>9} {:>10}\n", "module", "bytes", "cold (ms)",
                "ptxas (ms)", "cold/ptxas", "warm (us)");
