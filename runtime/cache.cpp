@@ -111,7 +111,7 @@ bool is_abandoned_temporary(const std::string& name) {
 uint64_t cache_key(std::string_view ptx, const CompileSettings& settings) {
     const uint64_t salt =
         hash64(fmt::format("{}\n{}\n{}\nverify {}\nkernels {}", kVersion, kFormatVersion,
-                           settings.pipeline, to_string(settings.verify),
+                           settings.pipeline, static_cast<int>(settings.verify),
                            fmt::join(settings.kernels, ",")),
                0x63667261);
     return hash64(ptx, salt);
