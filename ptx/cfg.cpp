@@ -324,9 +324,7 @@ std::vector<Statement> lay_out(Graph& cfg) {
         return b + 1 < n ? t != b + 1 : t != cfg.exit();
     };
 
-    std::vector<std::string> labels(n);
-    for (BlockId b = 0; b < n; ++b)
-        labels[b] = cfg.blocks[b].label();
+    std::vector<std::string> labels(n); // of the blocks a jump goes to, its own or an added one
     std::unordered_set<std::string_view> names; // every label of the CFG, filled when needed
     unsigned counter = 0;
     auto fresh = [&] {
@@ -343,7 +341,9 @@ std::vector<Statement> lay_out(Graph& cfg) {
     std::vector<std::string> added(n); // a label to create at the start of a block
     for (BlockId b = 0; b < n; ++b) {
         const BlockId t = fall[b];
-        if (needs_jump(b) && t < n && labels[t].empty()) labels[t] = added[t] = fresh();
+        if (!needs_jump(b) || t >= n || !labels[t].empty()) continue;
+        labels[t] = cfg.blocks[t].label();
+        if (labels[t].empty()) labels[t] = added[t] = fresh();
     }
 
     std::vector<Statement> out;
