@@ -1,5 +1,7 @@
 #include "passes/analysis/dominance.hpp"
 
+#include "passes/analysis/depth_first.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <utility>
@@ -8,29 +10,6 @@ namespace cfr::analysis {
 
 namespace {
 
-// The nodes that `root` reaches along `out`, in reverse post-order (root first).
-std::vector<NodeId> reverse_post_order(const std::vector<std::vector<NodeId>>& out, NodeId root) {
-    std::vector<NodeId> order;
-    std::vector<char> seen(out.size(), 0);
-    std::vector<std::pair<NodeId, size_t>> stack{{root, 0}};
-    seen[root] = 1;
-    while (!stack.empty()) {
-        auto& [v, next] = stack.back();
-        if (next < out[v].size()) {
-            const NodeId w = out[v][next++];
-            if (!seen[w]) {
-                seen[w] = 1;
-                stack.push_back({w, 0});
-            }
-        } else {
-            order.push_back(v);
-            stack.pop_back();
-        }
-    }
-    std::reverse(order.begin(), order.end());
-    return order;
-}
-
 // Immediate dominators by the iterative algorithm of Cooper, Harvey and Kennedy ("A Simple, Fast
 // Dominance Algorithm", 2001): in reverse post-order, each node's dominator is the nearest common
 // dominator of its processed predecessors, until nothing changes (two or three sweeps on CFGs).
@@ -38,7 +17,8 @@ std::vector<NodeId> reverse_post_order(const std::vector<std::vector<NodeId>>& o
 std::vector<NodeId> immediate_dominators(const Digraph& g, NodeId root, bool reversed) {
     const auto& out = reversed ? g.pred : g.succ;
     const auto& in = reversed ? g.succ : g.pred;
-    const std::vector<NodeId> order = reverse_post_order(out, root);
+    std::vector<NodeId> order = depth_first(out, root).post_order;
+    std::reverse(order.begin(), order.end());
     constexpr uint32_t unreached = std::numeric_limits<uint32_t>::max();
     std::vector<uint32_t> rank(g.size(), unreached); // position in `order`
     for (uint32_t i = 0; i < order.size(); ++i)

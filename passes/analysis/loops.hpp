@@ -1,4 +1,4 @@
-// Depth-first orders, strongly connected components (Boost.Graph, Tarjan) and the loop nesting
+// Depth-first orders, strongly connected components (Tarjan) and the loop nesting
 // forest, as used by seed 000 section IV-A (loops are the SCCs, with their entry, exit and
 // repetition edges) and seed 002 section 3.2 (Definition 1 asks which loop a block is in).
 //

@@ -1,7 +1,12 @@
+#include "boost_oracle.hpp"
 #include "hand_graphs.hpp"
+#include "passes/analysis/depth_first.hpp"
 #include "passes/analysis/loops.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
 
 using namespace cfr;
 using namespace cfr::analysis;
@@ -85,4 +90,101 @@ TEST_CASE("an irreducible loop has several entries") {
     CHECK(l.header == 4); // first in reverse post-order: 0 visits 4 first
     CHECK(l.entry_edges == edges({{1, 2}, {0, 4}}));
     CHECK(l.exits == edges({{2, 5}}));
+}
+
+namespace {
+
+// Random graphs with loops nested and irreducible: any node may jump anywhere, with parallel
+// edges and self-loops.
+std::vector<Digraph> random_graphs(int count) {
+    std::mt19937 rng(20261123);
+    std::vector<Digraph> out;
+    for (int i = 0; i < count; ++i)
+        out.push_back(test::random_graph(2 + static_cast<size_t>(i % 40), rng));
+    return out;
+}
+
+// The loop forest by the definition in loops.hpp, on copied subgraphs with Boost's SCCs.
+void reference_decompose(const Digraph& g, const std::vector<bool>& reach,
+                         const std::vector<NodeId>& nodes, const std::vector<NodeId>& removed,
+                         int parent, LoopNest& nest) {
+    std::vector<NodeId> local(g.size(), ~NodeId{0});
+    for (size_t i = 0; i < nodes.size(); ++i)
+        local[nodes[i]] = static_cast<NodeId>(i);
+    Digraph sub(nodes.size());
+    for (NodeId u : nodes)
+        for (NodeId v : g.succ[u])
+            if (local[v] != ~NodeId{0} && !std::count(removed.begin(), removed.end(), v))
+                sub.add_edge(local[u], local[v]);
+    const std::vector<uint32_t> component = test::boost_components(sub);
+    const uint32_t count =
+        nodes.empty() ? 0 : *std::max_element(component.begin(), component.end()) + 1;
+    std::vector<std::vector<NodeId>> members(count);
+    for (size_t i = 0; i < nodes.size(); ++i)
+        members[component[i]].push_back(nodes[i]);
+    for (uint32_t c = count; c-- > 0;) {
+        const auto& body = members[c];
+        const auto& s = sub.succ[local[body.front()]];
+        if (body.size() == 1 && std::find(s.begin(), s.end(), local[body.front()]) == s.end())
+            continue;
+        Loop loop;
+        loop.body = body;
+        loop.parent = parent;
+        for (NodeId v : body) {
+            const bool outside_pred =
+                std::any_of(g.pred[v].begin(), g.pred[v].end(), [&](NodeId u) {
+                    return reach[u] && !std::binary_search(body.begin(), body.end(), u);
+                });
+            if (outside_pred || v == 0) loop.entries.push_back(v);
+        }
+        if (loop.entries.empty()) loop.entries.push_back(body.front());
+        const int index = static_cast<int>(nest.loops.size());
+        nest.loops.push_back(loop);
+        reference_decompose(g, reach, body, nest.loops[index].entries, index, nest);
+    }
+}
+
+} // namespace
+
+TEST_CASE("depth-first search agrees with Boost.Graph's on random graphs") {
+    for (const Digraph& g : random_graphs(400)) {
+        const test::BoostSearch expected = test::boost_depth_first(g, 0);
+        const DepthFirst got = depth_first(g.succ, 0);
+        REQUIRE(got.post_order == expected.finished);
+        REQUIRE(got.retreating == expected.retreating);
+        Digraph reversed(g.size());
+        reversed.succ = g.pred;
+        reversed.pred = g.succ;
+        const DepthFirst backwards = depth_first(g.pred, static_cast<NodeId>(g.size() - 1));
+        REQUIRE(backwards.post_order ==
+                test::boost_depth_first(reversed, static_cast<NodeId>(g.size() - 1)).finished);
+    }
+}
+
+TEST_CASE("strongly connected components are numbered as Boost.Graph numbers them") {
+    for (const Digraph& g : random_graphs(400)) {
+        const std::vector<uint32_t> expected = test::boost_components(g);
+        const Sccs got = strongly_connected_components(g);
+        REQUIRE(got.component == expected);
+        REQUIRE(got.count == *std::max_element(expected.begin(), expected.end()) + 1);
+    }
+}
+
+TEST_CASE("the loop nest has the loops of the recursive SCC definition, in the same order") {
+    for (const Digraph& g : random_graphs(400)) {
+        std::vector<NodeId> reached = reverse_post_order(g, 0);
+        std::sort(reached.begin(), reached.end());
+        std::vector<bool> reach(g.size(), false);
+        for (NodeId v : reached)
+            reach[v] = true;
+        LoopNest expected;
+        reference_decompose(g, reach, reached, {}, -1, expected);
+        const LoopNest got = loop_nest(g, 0);
+        REQUIRE(got.loops.size() == expected.loops.size());
+        for (size_t i = 0; i < got.loops.size(); ++i) {
+            REQUIRE(got.loops[i].body == expected.loops[i].body);
+            REQUIRE(got.loops[i].entries == expected.loops[i].entries);
+            REQUIRE(got.loops[i].parent == expected.loops[i].parent);
+        }
+    }
 }
