@@ -98,7 +98,6 @@ struct RegisterScope {
     std::vector<std::pair<std::string, uint32_t>> ranges; // %r<10>: {"%r", 10}
 
     bool declares(std::string_view name) const {
-        if (names.find(name) != names.end()) return true;
         for (const auto& [prefix, count] : ranges) {
             if (name.size() <= prefix.size() || !name.starts_with(prefix)) continue;
             std::string_view digits = name.substr(prefix.size());
@@ -111,7 +110,7 @@ struct RegisterScope {
             }
             if (ok && n < count) return true;
         }
-        return false;
+        return !names.empty() && names.find(name) != names.end();
     }
 };
 
@@ -565,7 +564,7 @@ Instruction Parser::instruction() {
     }
     ins.opcode = std::string(cur_.text);
     advance();
-    ins.modifiers.reserve(4);
+    if (cur_.kind == TokenKind::DotName) ins.modifiers.reserve(4);
     ins.operands.reserve(4);
     while (cur_.kind == TokenKind::DotName) {
         ins.modifiers.emplace_back(cur_.text);

@@ -257,15 +257,16 @@ StructuralClass structural_class(const Digraph& g, NodeId entry, NodeId exit) {
 } // namespace
 
 StructureReport classify(const Digraph& g, NodeId entry, NodeId exit) {
-    StructureReport r;
-    r.klass = structural_class(g, entry, exit);
-    r.cyclic = is_cyclic(g, entry);
-    r.unstructured_edges = unstructured_edges(g, entry, exit);
-    return r;
+    const DominatorTree dom = dominators(g, entry);
+    const DominatorTree pdom = post_dominators(g, exit);
+    const LoopNest nest = loop_nest(g, entry);
+    return classify(g, entry, exit, GraphAnalyses{dom, pdom, nest});
 }
 
+// A graph is cyclic exactly when the entry reaches a loop, and the loop nest has them all.
 StructureReport classify(const Digraph& g, NodeId entry, NodeId exit, const GraphAnalyses& known) {
-    return {structural_class(g, entry, exit), is_cyclic(g, entry), unstructured_edges(g, known)};
+    return {structural_class(g, entry, exit), !known.loops.loops.empty(),
+            unstructured_edges(g, known)};
 }
 
 } // namespace cfr::analysis

@@ -18,9 +18,17 @@ NodeId dominating_member(const DominatorTree& t, const std::vector<NodeId>& body
     return std::binary_search(body.begin(), body.end(), c) ? c : kNoNode;
 }
 
-size_t distinct(std::vector<NodeId> nodes) {
-    std::sort(nodes.begin(), nodes.end());
-    return static_cast<size_t>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+// How many distinct nodes of `nodes` satisfy `counts`; a CFG node has a handful of neighbours, so
+// comparing with the earlier ones costs less than sorting a copy.
+template <class Counts>
+size_t distinct(const std::vector<NodeId>& nodes, const Counts& counts) {
+    size_t n = 0;
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (counts(nodes[i]) &&
+            std::find(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(i), nodes[i]) ==
+                nodes.begin() + static_cast<std::ptrdiff_t>(i))
+            ++n;
+    return n;
 }
 
 } // namespace
@@ -42,17 +50,13 @@ std::vector<Edge> unstructured_edges(const Digraph& g, const GraphAnalyses& know
         loop_postdominator.push_back(dominating_member(pdom, l.body));
     }
     std::vector<size_t> preds(g.size(), 0);
-    for (NodeId v = 0; v < g.size(); ++v) {
-        std::vector<NodeId> reached;
-        for (NodeId u : g.pred[v])
-            if (dom.in_tree(u)) reached.push_back(u);
-        preds[v] = distinct(std::move(reached));
-    }
+    for (NodeId v = 0; v < g.size(); ++v)
+        preds[v] = distinct(g.pred[v], [&](NodeId u) { return dom.in_tree(u); });
 
     std::vector<Edge> out;
     for (NodeId u = 0; u < g.size(); ++u) {
         if (!dom.in_tree(u)) continue;
-        const size_t succs = distinct(g.succ[u]);
+        const size_t succs = distinct(g.succ[u], [](NodeId) { return true; });
         for (NodeId v : g.succ[u]) {
             bool bad = succs > 1 && preds[v] > 1 && !dom.dominates(u, v) && !dom.dominates(v, u) &&
                        !pdom.dominates(u, v) && !pdom.dominates(v, u);
