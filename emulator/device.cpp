@@ -356,8 +356,9 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
                 return;
             } catch (const std::bad_alloc&) {
                 std::lock_guard g(fault_mutex);
-                first_fault = {{b, LaunchFault{ErrorCode::OutOfMemory,
-                                               "host out of memory running '" + k.name + "'"}}};
+                first_fault = {
+                    {b, LaunchFault{ErrorCode::OutOfMemory,
+                                    "host out of memory running '" + k.name + "'", std::nullopt}}};
                 L.failed = true;
                 return;
             }
@@ -436,7 +437,11 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
     }
     if (stats) *stats = s;
     kernel->accumulated.accumulate(s);
-    if (first_fault) return err(first_fault->second.code, first_fault->second.message);
+    if (first_fault) {
+        Error e = err(first_fault->second.code, first_fault->second.message);
+        e.address = first_fault->second.address;
+        return e;
+    }
     return {};
 }
 

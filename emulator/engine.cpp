@@ -39,13 +39,12 @@ namespace {} // namespace
     } else {
         msg += ", warp " + std::to_string(x.w->index);
     }
-    if (address) {
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)*address);
-        msg += ", address ";
-        msg += buf;
-    }
-    throw LaunchFault{code, msg};
+    if (!address) throw LaunchFault{code, msg, std::nullopt};
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)*address);
+    msg += ", address ";
+    msg += buf;
+    throw LaunchFault{code, msg, *address};
 }
 
 // ---- reconvergence stack ---------------------------------------------------------------------

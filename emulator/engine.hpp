@@ -23,6 +23,7 @@ namespace cfr::emu {
 struct LaunchFault {
     ErrorCode code;
     std::string message;
+    std::optional<uint64_t> address;
 };
 
 // One entry of the reconvergence stack: lanes `mask` run from `pc` until they reach `rpc`.

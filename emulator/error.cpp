@@ -29,6 +29,8 @@ const char* to_string(ErrorCode c) {
         return "integer division by zero";
     case ErrorCode::Trap:
         return "trap";
+    case ErrorCode::AssertFailed:
+        return "device-side assertion failed";
     case ErrorCode::BarrierDeadlock:
         return "barrier deadlock";
     case ErrorCode::NoProgress:

@@ -2,7 +2,10 @@
 // emulator's interfaces; every failure is returned as an Error.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 
 namespace cfr::emu {
 
@@ -18,7 +21,8 @@ enum class ErrorCode {
     OutOfBounds,       // a kernel accessed memory outside any allocation / window
     Misaligned,        // a kernel access not aligned to its size
     DivideByZero,      // integer division or remainder by zero
-    Trap,              // trap instruction or device-side assertion
+    Trap,              // trap instruction
+    AssertFailed,      // a device-side assertion (__assertfail)
     BarrierDeadlock,   // warps wait at a barrier that can never complete
     NoProgress,        // a warp repeats the same state forever (e.g. an intra-warp spin lock)
     InstructionBudget, // the launch exceeded its configured instruction budget
@@ -27,8 +31,13 @@ enum class ErrorCode {
 const char* to_string(ErrorCode code);
 
 struct Error {
+    Error() = default;
+    Error(ErrorCode kind, std::string what, std::optional<uint64_t> at = std::nullopt)
+        : code(kind), message(std::move(what)), address(at) {}
+
     ErrorCode code = ErrorCode::Success;
-    std::string message; // one line: what, kernel, PTX line, block and thread, address
+    std::string message;             // one line: what, kernel, PTX line, block and thread, address
+    std::optional<uint64_t> address; // the address a faulting memory access used
 
     bool ok() const { return code == ErrorCode::Success; }
     explicit operator bool() const { return !ok(); } // true when there is an error

@@ -177,7 +177,7 @@ void run_builtin(Exec& x, const DFunction& callee, uint32_t base) {
     if (callee.builtin == Builtin::AssertFail) {
         unsigned l = unsigned(std::countr_zero(x.mask));
         std::string msg = read_string(param(l, 0), l);
-        fault(x, ErrorCode::Trap, "device-side assertion '" + msg + "' failed", int(l));
+        fault(x, ErrorCode::AssertFailed, "device-side assertion '" + msg + "' failed", int(l));
     }
     if (callee.builtin != Builtin::Vprintf)
         fault(x, ErrorCode::Unsupported, "device-side '" + callee.name + "' is not supported",

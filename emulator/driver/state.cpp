@@ -104,6 +104,8 @@ CUresult from_emu(emu::ErrorCode code) {
         return CUDA_ERROR_LAUNCH_FAILED;
     case E::Trap:
         return CUDA_ERROR_LAUNCH_FAILED;
+    case E::AssertFailed:
+        return CUDA_ERROR_ASSERT;
     case E::BarrierDeadlock:
         return CUDA_ERROR_LAUNCH_FAILED;
     case E::NoProgress:
@@ -116,10 +118,7 @@ CUresult from_emu(emu::ErrorCode code) {
 
 CUresult report(const emu::Error& error, const char* api) {
     if (error.ok()) return CUDA_SUCCESS;
-    CUresult r = from_emu(error.code);
-    if (error.code == emu::ErrorCode::Trap &&
-        std::string_view(error.message).find("assert") != std::string_view::npos)
-        r = CUDA_ERROR_ASSERT;
+    const CUresult r = from_emu(error.code);
     const char* name = "?";
     cuGetErrorName(r, &name);
     std::fprintf(stderr, "cfrjit driver: %s: %s (%s)\n", api, error.message.c_str(), name);

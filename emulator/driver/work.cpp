@@ -56,9 +56,8 @@ CUresult run(Context* ctx, const KernelWork& w, const char* api) {
 CUresult check_fault_address(const emu::Error& error, const Function* fn) {
     if (error.code != emu::ErrorCode::OutOfBounds && error.code != emu::ErrorCode::Misaligned)
         return CUDA_SUCCESS;
-    const size_t at = error.message.rfind("address 0x");
-    if (at == std::string::npos) return CUDA_SUCCESS;
-    const uint64_t address = std::strtoull(error.message.c_str() + at + 8, nullptr, 16);
+    if (!error.address) return CUDA_SUCCESS;
+    const uint64_t address = *error.address;
     Record* r = registry().find_range(Space::Device, address);
     if (!r || r->alive()) return CUDA_SUCCESS;
     return violation(CUDA_ERROR_ILLEGAL_ADDRESS, r->kind, r->key.second,
