@@ -1,6 +1,7 @@
 // cfr-run: runs a CUDA program on cfrjit's emulated driver (its libcuda.so.1, found through
 // LD_LIBRARY_PATH) and prints what the emulator counted per kernel when the program exits.
 #include "tools/cfr-run/summary.hpp"
+#include "tools/common/locate.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -36,27 +37,6 @@ CFRJIT_EMU_THREADS (host threads running blocks; 1 = deterministic), CFRJIT_EMU_
 
 Example: cfr-run --json stats.json -- ./vector_add 1024)";
 
-bool has_driver(const fs::path& dir) {
-    return fs::exists(dir / "libcuda.so.1");
-}
-
-fs::path find_driver_dir() {
-    if (const char* env = std::getenv("CFRJIT_EMULATOR_LIB"); env && *env) {
-        fs::path p(env);
-        return fs::is_directory(p) ? p : p.parent_path();
-    }
-    char self[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        const fs::path bin = fs::path(self).parent_path();
-        for (const fs::path& candidate : {bin / "../emulator/driver/lib",
-                                          bin / "../../emulator/driver/lib", bin / "../lib/cfrjit"})
-            if (has_driver(candidate)) return fs::weakly_canonical(candidate);
-    }
-    return CFRJIT_DRIVER_DIR;
-}
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -81,12 +61,14 @@ int main(int argc, char** argv) {
     app.footer("Exit status: the program's, or 127 if it could not be started.");
     CLI11_PARSE(app, argc, argv);
 
-    const fs::path driver_dir = find_driver_dir();
-    if (!has_driver(driver_dir)) {
-        std::cerr << "cfr-run: no libcuda.so.1 in " << driver_dir
+    const cfr::cli::Located driver = cfr::cli::find_emulator_dir();
+    if (!driver.found() || !fs::exists(driver.path / "libcuda.so.1")) {
+        std::cerr << "cfr-run: the emulated driver (libcuda.so.1) is not in "
+                  << (driver.found() ? driver.path.string() : "the build tree or the prefix")
                   << " (set CFRJIT_EMULATOR_LIB to the emulated driver's directory)\n";
         return 127;
     }
+    const fs::path& driver_dir = driver.path;
     std::string stats_path = json_path;
     bool temporary = false;
     if (stats_path.empty()) {

@@ -1,6 +1,6 @@
 // cfrjit locate: which libcfrjit.so and which driver `cfrjit run` would give a program.
 #include "tools/cfrjit/commands.hpp"
-#include "tools/cfrjit/locate.hpp"
+#include "tools/common/locate.hpp"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 // NVIDIA driver; then exec.
 #include "runtime/config.hpp"
 #include "tools/cfrjit/commands.hpp"
-#include "tools/cfrjit/locate.hpp"
+#include "tools/common/locate.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // Locating the shim, the emulated driver and a real driver.
-#include "tools/cfrjit/locate.hpp"
+#include "tools/common/locate.hpp"
 
 #include <dlfcn.h>
 #include <link.h>

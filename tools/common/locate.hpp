@@ -1,4 +1,5 @@
-// Where cfrjit finds libcfrjit.so and the emulated driver, and whether an NVIDIA driver exists.
+// Where cfrjit and cfr-run find libcfrjit.so and the emulated driver, and whether an NVIDIA driver
+// exists.
 #pragma once
 
 #include <filesystem>
