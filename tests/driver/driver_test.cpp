@@ -7,6 +7,8 @@
 #include <cuda.h>
 
 #include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -305,39 +307,12 @@ TEST_CASE("driver: images the emulator cannot run are refused") {
 
 TEST_CASE("driver: a failed device-side assertion is CUDA_ERROR_ASSERT, a trap a launch failure") {
     init_with_context();
-    static const char* ptx = R"(.version 7.0
-.target sm_75
-.address_size 64
-.extern .func __assertfail(.param .b64 m, .param .b64 f, .param .b32 l, .param .b64 fn,
-                           .param .b64 size);
-.global .align 1 .b8 what[2] = {33, 0};
-.visible .entry asserter()
-{
-    .reg .b64 %rd<3>;
-    mov.u64 %rd1, what;
-    cvta.global.u64 %rd2, %rd1;
-    {
-    .param .b64 p0;
-    st.param.b64 [p0], %rd2;
-    .param .b64 p1;
-    st.param.b64 [p1], %rd2;
-    .param .b32 p2;
-    st.param.b32 [p2], 1;
-    .param .b64 p3;
-    st.param.b64 [p3], %rd2;
-    .param .b64 p4;
-    st.param.b64 [p4], 1;
-    call.uni __assertfail, (p0, p1, p2, p3, p4);
-    }
-    ret;
-}
-.visible .entry trapper()
-{
-    trap;
-}
-)";
+    std::ifstream file(std::string(CFRJIT_SOURCE_DIR) + "/tests/emulator/data/faults_sm75.ptx");
+    std::stringstream text;
+    text << file.rdbuf();
+    const std::string ptx = text.str();
     CUmodule module = nullptr;
-    REQUIRE(cuModuleLoadData(&module, ptx) == CUDA_SUCCESS);
+    REQUIRE(cuModuleLoadData(&module, ptx.c_str()) == CUDA_SUCCESS);
     CUfunction asserter = nullptr, trapper = nullptr;
     REQUIRE(cuModuleGetFunction(&asserter, module, "asserter") == CUDA_SUCCESS);
     REQUIRE(cuModuleGetFunction(&trapper, module, "trapper") == CUDA_SUCCESS);

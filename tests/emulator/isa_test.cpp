@@ -303,42 +303,7 @@ L1:
 
 TEST_CASE("a failed device-side assertion and a bad access are told apart by value",
           "[emulator][errors]") {
-    const std::string ptx = R"(.version 7.0
-.target sm_75
-.address_size 64
-.extern .func __assertfail(.param .b64 m, .param .b64 f, .param .b32 l, .param .b64 fn,
-                           .param .b64 size);
-.global .align 1 .b8 what[5] = {98, 111, 111, 109, 0};
-.visible .entry asserter()
-{
-    .reg .b64 %rd<3>;
-    mov.u64 %rd1, what;
-    cvta.global.u64 %rd2, %rd1;
-    {
-    .param .b64 p0;
-    st.param.b64 [p0], %rd2;
-    .param .b64 p1;
-    st.param.b64 [p1], %rd2;
-    .param .b32 p2;
-    st.param.b32 [p2], 7;
-    .param .b64 p3;
-    st.param.b64 [p3], %rd2;
-    .param .b64 p4;
-    st.param.b64 [p4], 1;
-    call.uni __assertfail, (p0, p1, p2, p3, p4);
-    }
-    ret;
-}
-.visible .entry stray()
-{
-    .reg .b32 %r<2>;
-    .reg .b64 %rd<2>;
-    mov.u64 %rd1, 4096;
-    ld.global.u32 %r1, [%rd1+16];
-    ret;
-}
-)";
-    Fixture fx(ptx);
+    Fixture fx(read_data("faults_sm75.ptx"));
     auto e = fx.run("asserter", {1}, {32}, Params());
     CHECK(e.code == ErrorCode::AssertFailed);
     CHECK_THAT(e.message, Catch::Contains("assertion 'boom' failed"));
