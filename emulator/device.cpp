@@ -438,9 +438,8 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
     if (stats) *stats = s;
     kernel->accumulated.accumulate(s);
     if (first_fault) {
-        Error e = err(first_fault->second.code, first_fault->second.message);
-        e.address = first_fault->second.address;
-        return e;
+        const LaunchFault& f = first_fault->second;
+        return Error(f.code, f.message, f.address);
     }
     return {};
 }

@@ -39,12 +39,13 @@ namespace {} // namespace
     } else {
         msg += ", warp " + std::to_string(x.w->index);
     }
-    if (!address) throw LaunchFault{code, msg, std::nullopt};
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)*address);
-    msg += ", address ";
-    msg += buf;
-    throw LaunchFault{code, msg, *address};
+    if (address) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)*address);
+        msg += ", address ";
+        msg += buf;
+    }
+    throw LaunchFault{code, msg, address ? std::optional(*address) : std::nullopt};
 }
 
 // ---- reconvergence stack ---------------------------------------------------------------------

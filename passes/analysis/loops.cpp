@@ -4,6 +4,7 @@
 #include "passes/analysis/depth_first.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace cfr::analysis {
 
@@ -121,8 +122,9 @@ private:
     // Finds the loops among `nodes` (ascending, stamped `region`) once the edges into the entries
     // of the enclosing loop `parent` are removed, appends them to the nest, and recurses into each.
     void decompose(std::vector<NodeId> nodes, uint32_t region, int parent, unsigned depth) {
-        const std::vector<NodeId> no_entries;
-        const std::vector<NodeId>& removed = parent < 0 ? no_entries : nest_.loops[parent].entries;
+        // A copy: add_loop grows nest_.loops.
+        const std::vector<NodeId> removed =
+            parent < 0 ? std::vector<NodeId>{} : nest_.loops[parent].entries;
         const auto is_removed = [&](NodeId v) {
             return std::binary_search(removed.begin(), removed.end(), v);
         };
@@ -131,16 +133,13 @@ private:
         std::vector<std::vector<NodeId>> members(count);
         for (NodeId v : nodes)
             members[components_.component(v)].push_back(v);
-        std::vector<bool> self_loop(count, false);
-        for (uint32_t c = 0; c < count; ++c) {
-            if (members[c].size() != 1) continue;
-            const NodeId v = members[c].front();
+        const auto has_self_loop = [&](NodeId v) {
             const auto& s = g_.succ[v];
-            self_loop[c] = !is_removed(v) && std::find(s.begin(), s.end(), v) != s.end();
-        }
+            return !is_removed(v) && std::find(s.begin(), s.end(), v) != s.end();
+        };
         // Outer-to-inner order of the condensation: highest component number first.
         for (uint32_t c = count; c-- > 0;) {
-            if (members[c].size() == 1 && !self_loop[c]) continue;
+            if (members[c].size() == 1 && !has_self_loop(members[c].front())) continue;
             const uint32_t inside = ++last_stamp_;
             const int index = add_loop(members[c], inside, parent, depth);
             decompose(std::move(members[c]), inside, index, depth + 1);
@@ -219,8 +218,7 @@ std::vector<Edge> back_edges(const Digraph& g, NodeId entry) {
 
 Sccs strongly_connected_components(const Digraph& g) {
     std::vector<NodeId> all(g.size());
-    for (NodeId v = 0; v < g.size(); ++v)
-        all[v] = v;
+    std::iota(all.begin(), all.end(), NodeId{0});
     ComponentSearch search(g.size());
     Sccs out;
     out.count = search.run(g, all, [](NodeId, NodeId) { return true; });

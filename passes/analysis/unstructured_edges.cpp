@@ -23,11 +23,8 @@ NodeId dominating_member(const DominatorTree& t, const std::vector<NodeId>& body
 template <class Counts>
 size_t distinct(const std::vector<NodeId>& nodes, const Counts& counts) {
     size_t n = 0;
-    for (size_t i = 0; i < nodes.size(); ++i)
-        if (counts(nodes[i]) &&
-            std::find(nodes.begin(), nodes.begin() + static_cast<std::ptrdiff_t>(i), nodes[i]) ==
-                nodes.begin() + static_cast<std::ptrdiff_t>(i))
-            ++n;
+    for (auto it = nodes.begin(); it != nodes.end(); ++it)
+        if (counts(*it) && std::find(nodes.begin(), it, *it) == it) ++n;
     return n;
 }
 

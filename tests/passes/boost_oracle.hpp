@@ -15,20 +15,14 @@
 namespace cfr::test {
 
 using BoostGraph = boost::compressed_sparse_row_graph<boost::bidirectionalS>;
-using BoostEdges = std::vector<std::pair<size_t, size_t>>;
 
 // Edges listed in source order keep their order among a node's out-edges.
-inline BoostGraph to_boost(size_t nodes, const BoostEdges& edges) {
-    return BoostGraph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), nodes);
-}
-
-inline BoostGraph to_boost(const Digraph& g, bool reversed = false) {
-    BoostEdges edges;
-    const auto& out = reversed ? g.pred : g.succ;
+inline BoostGraph to_boost(const Digraph& g) {
+    std::vector<std::pair<size_t, size_t>> edges;
     for (NodeId u = 0; u < g.size(); ++u)
-        for (NodeId v : out[u])
+        for (NodeId v : g.succ[u])
             edges.emplace_back(u, v);
-    return to_boost(g.size(), edges);
+    return BoostGraph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(), g.size());
 }
 
 struct BoostSearch {
