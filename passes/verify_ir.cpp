@@ -21,32 +21,8 @@ using ptx::CfgEdge;
 using ptx::ControlKind;
 using ptx::EdgeKind;
 
-bool is_table_directive(const ptx::Statement& s) {
-    const auto* d = std::get_if<ptx::Directive>(&s);
-    return d && (d->name == ".branchtargets" || d->name == ".calltargets" ||
-                 d->name == ".callprototype");
-}
-
-// A label followed by .branchtargets, .calltargets or .callprototype names data, not code.
-bool is_table_label(const std::vector<ptx::Statement>& statements, size_t i) {
-    return std::holds_alternative<ptx::Label>(statements[i]) && i + 1 < statements.size() &&
-           is_table_directive(statements[i + 1]);
-}
-
-bool transfers_control(const ptx::Instruction& instruction) {
-    switch (instruction.control()) {
-    case ControlKind::Branch:
-    case ControlKind::IndirectBranch:
-    case ControlKind::Return:
-    case ControlKind::Exit:
-    case ControlKind::Trap:
-        return true;
-    case ControlKind::None:
-    case ControlKind::Call:
-        return false;
-    }
-    return false;
-}
+using ptx::is_table_label;
+using ptx::transfers_control;
 
 std::vector<std::string_view> table_entries(std::string_view text) {
     std::vector<std::string_view> out;

@@ -28,27 +28,6 @@ bool is_table_directive(const Statement& s) {
                  d->name == ".callprototype");
 }
 
-// A label immediately followed by .branchtargets, .calltargets or .callprototype names data.
-bool is_table_label(std::span<const Statement> statements, size_t i) {
-    return std::holds_alternative<Label>(statements[i]) && i + 1 < statements.size() &&
-           is_table_directive(statements[i + 1]);
-}
-
-bool transfers_control(const Instruction& instruction) {
-    switch (instruction.control()) {
-    case ControlKind::Branch:
-    case ControlKind::IndirectBranch:
-    case ControlKind::Return:
-    case ControlKind::Exit:
-    case ControlKind::Trap:
-        return true;
-    case ControlKind::None:
-    case ControlKind::Call:
-        return false;
-    }
-    return false;
-}
-
 std::vector<std::string> split_targets(std::string_view text);
 
 // Names that a bra or a branch-target table in these statements (nested scopes included) refers to.
@@ -113,6 +92,26 @@ std::string where(const Function& function, const SourceLoc& loc) {
 }
 
 } // namespace
+
+bool is_table_label(std::span<const Statement> statements, size_t i) {
+    return std::holds_alternative<Label>(statements[i]) && i + 1 < statements.size() &&
+           is_table_directive(statements[i + 1]);
+}
+
+bool transfers_control(const Instruction& instruction) {
+    switch (instruction.control()) {
+    case ControlKind::Branch:
+    case ControlKind::IndirectBranch:
+    case ControlKind::Return:
+    case ControlKind::Exit:
+    case ControlKind::Trap:
+        return true;
+    case ControlKind::None:
+    case ControlKind::Call:
+        return false;
+    }
+    return false;
+}
 
 namespace {
 

@@ -4,6 +4,7 @@
 #include "ptx/digraph.hpp"
 #include "ptx/ir.hpp"
 
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -50,6 +51,12 @@ struct Cfg {
     // Nodes 0..blocks.size()-1 are the blocks, node blocks.size() the virtual exit.
     Digraph graph() const;
 };
+
+// Whether the instruction ends its block: bra, brx.idx, ret, exit, trap (predicated or not).
+bool transfers_control(const Instruction& instruction);
+// Whether statements[i] is the label of a table (`.branchtargets`, `.calltargets`,
+// `.callprototype`): it names data, not code, and does not start a block.
+bool is_table_label(std::span<const Statement> statements, size_t i);
 
 // Throws CfgError for what has no CFG (a label used but not defined, control flow inside a nested
 // scope it cannot represent).

@@ -8,7 +8,7 @@ namespace cfr::ptx {
 
 namespace {
 
-enum : uint8_t { ident_start = 1, ident_char = 2 };
+enum : uint8_t { ident_start = 1, ident_char = 2, space_or_comment_start = 4, punct = 8 };
 
 constexpr std::array<uint8_t, 256> char_classes = [] {
     std::array<uint8_t, 256> t{};
@@ -16,6 +16,11 @@ constexpr std::array<uint8_t, 256> char_classes = [] {
         bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
         if (letter || c == '%') t[c] |= ident_start;
         if (letter || (c >= '0' && c <= '9')) t[c] |= ident_char;
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '/')
+            t[c] |= space_or_comment_start;
+        if (std::string_view(";,:{}[]()<>+-!|@=*/~&^").find(static_cast<char>(c)) !=
+            std::string_view::npos)
+            t[c] |= punct;
     }
     return t;
 }();
@@ -25,6 +30,12 @@ bool is_ident_start(char c) {
 }
 bool is_ident_char(char c) {
     return char_classes[static_cast<unsigned char>(c)] & ident_char;
+}
+bool may_start_space(char c) {
+    return char_classes[static_cast<unsigned char>(c)] & space_or_comment_start;
+}
+bool is_punct(char c) {
+    return char_classes[static_cast<unsigned char>(c)] & punct;
 }
 bool is_digit(char c) {
     return c >= '0' && c <= '9';
@@ -92,7 +103,8 @@ bool Lexer::skip_space_and_comments() {
 
 Token Lexer::next() {
     Token t;
-    t.space_before = skip_space_and_comments();
+    if (pos_ < src_.size() && may_start_space(src_[pos_]))
+        t.space_before = skip_space_and_comments();
     t.line = line_;
     t.col = col();
     t.offset = static_cast<uint32_t>(pos_);
@@ -101,79 +113,63 @@ Token Lexer::next() {
         t.text = src_.substr(src_.size());
         return t;
     }
-    size_t start = pos_;
-    char c = src_[pos_];
+    const size_t start = pos_;
+    const char c = src_[pos_];
     if (is_ident_start(c)) {
-        ++pos_;
-        while (pos_ < src_.size() && is_ident_char(src_[pos_]))
-            ++pos_;
-        if (pos_ == start + 1 && c == '%') {
-            t.kind = TokenKind::Punct;
-        } else {
-            t.kind = TokenKind::Identifier;
-        }
+        pos_ = ident_chars_end(pos_ + 1);
+        t.kind = pos_ == start + 1 && c == '%' ? TokenKind::Punct : TokenKind::Identifier;
     } else if (c == '.') {
-        ++pos_;
-        for (;;) {
-            size_t part = pos_;
-            while (pos_ < src_.size() && is_ident_char(src_[pos_]))
-                ++pos_;
-            if (pos_ == part) fail(t.line, t.col, "expected a name after '.'");
-            if (pos_ + 1 < src_.size() && src_[pos_] == ':' && src_[pos_ + 1] == ':' &&
-                pos_ + 2 < src_.size() && is_ident_char(src_[pos_ + 2])) {
-                pos_ += 2;
-                continue;
-            }
-            break;
-        }
-        t.kind = TokenKind::DotName;
+        lex_dot_name(t);
     } else if (is_digit(c)) {
         return lex_number(t);
     } else if (c == '"') {
+        lex_string(t);
+    } else if (is_punct(c)) {
         ++pos_;
-        for (;;) {
-            if (pos_ >= src_.size() || src_[pos_] == '\n')
-                fail(t.line, t.col, "unterminated string");
-            if (src_[pos_] == '\\' && pos_ + 1 < src_.size() && src_[pos_ + 1] != '\n') {
-                pos_ += 2;
-                continue;
-            }
-            if (src_[pos_++] == '"') break;
-        }
-        t.kind = TokenKind::String;
+        t.kind = TokenKind::Punct;
     } else {
-        switch (c) {
-        case ';':
-        case ',':
-        case ':':
-        case '{':
-        case '}':
-        case '[':
-        case ']':
-        case '(':
-        case ')':
-        case '<':
-        case '>':
-        case '+':
-        case '-':
-        case '!':
-        case '|':
-        case '@':
-        case '=':
-        case '*':
-        case '/':
-        case '~':
-        case '&':
-        case '^':
-            ++pos_;
-            t.kind = TokenKind::Punct;
-            break;
-        default:
-            fail(t.line, t.col, "unexpected character " + printable(c));
-        }
+        fail(t.line, t.col, "unexpected character " + printable(c));
     }
     t.text = src_.substr(start, pos_ - start);
     return t;
+}
+
+size_t Lexer::ident_chars_end(size_t from) const {
+    const char* text = src_.data();
+    const size_t size = src_.size();
+    while (from < size && is_ident_char(text[from]))
+        ++from;
+    return from;
+}
+
+// .reg, .f32, .shared::cta, .L2::cache_hint
+void Lexer::lex_dot_name(Token& t) {
+    t.kind = TokenKind::DotName;
+    ++pos_;
+    for (;;) {
+        const size_t part = pos_;
+        pos_ = ident_chars_end(pos_);
+        if (pos_ == part) fail(t.line, t.col, "expected a name after '.'");
+        if (pos_ + 2 < src_.size() && src_[pos_] == ':' && src_[pos_ + 1] == ':' &&
+            is_ident_char(src_[pos_ + 2])) {
+            pos_ += 2;
+            continue;
+        }
+        break;
+    }
+}
+
+void Lexer::lex_string(Token& t) {
+    t.kind = TokenKind::String;
+    ++pos_;
+    for (;;) {
+        if (pos_ >= src_.size() || src_[pos_] == '\n') fail(t.line, t.col, "unterminated string");
+        if (src_[pos_] == '\\' && pos_ + 1 < src_.size() && src_[pos_ + 1] != '\n') {
+            pos_ += 2;
+            continue;
+        }
+        if (src_[pos_++] == '"') break;
+    }
 }
 
 Token Lexer::lex_number(Token t) {

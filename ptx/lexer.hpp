@@ -54,6 +54,10 @@ public:
 
 private:
     bool skip_space_and_comments();
+    // The first position at or after `from` that does not hold a name character.
+    size_t ident_chars_end(size_t from) const;
+    void lex_dot_name(Token& t);
+    void lex_string(Token& t);
     Token lex_number(Token t);
     [[noreturn]] void fail(uint32_t line, uint32_t col, std::string message) const;
 

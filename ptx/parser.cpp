@@ -121,8 +121,7 @@ public:
     Module parse_module();
 
 private:
-    // Tokens.
-    Token lex();
+    // Tokens. A LexError from the lexer leaves parse() as a ParseError.
     void advance();
     const Token& peek();
     [[noreturn]] void error(const Token& at, const std::string& message) const;
@@ -155,9 +154,11 @@ private:
     // Function bodies.
     void block(std::vector<Statement>& out, const Token& open, int depth);
     void statement(std::vector<Statement>& out, int depth);
-    Instruction instruction();
-    Operand operand(int depth);
-    Operand name_operand();
+    // Each fills the object it is given, constructed in place in its container.
+    void instruction(Instruction& ins);
+    void operand(Operand& op, int depth);
+    void element_list(Operand& op, int depth);
+    void name_operand(Operand& op);
     void declare_registers(const std::vector<Variable>& vars, size_t from);
     void resolve_labels(std::vector<Statement>& body);
 
@@ -170,27 +171,19 @@ private:
     std::vector<RegisterScope> registers_;
 };
 
-Token Parser::lex() {
-    try {
-        return lex_.next();
-    } catch (const LexError& e) {
-        throw ParseError(file_, e.line, e.col, e.message);
-    }
-}
-
 void Parser::advance() {
     prev_end_ = cur_.end();
     if (has_peek_) {
         cur_ = peek_;
         has_peek_ = false;
     } else {
-        cur_ = lex();
+        cur_ = lex_.next();
     }
 }
 
 const Token& Parser::peek() {
     if (!has_peek_) {
-        peek_ = lex();
+        peek_ = lex_.next();
         has_peek_ = true;
     }
     return peek_;
@@ -299,12 +292,7 @@ Directive Parser::section_directive() {
     }
     if (d.text.empty()) expected("a section name after .section");
     if (cur_.is('{')) {
-        std::string body;
-        try {
-            body = lex_.braced_lines();
-        } catch (const LexError& e) {
-            throw ParseError(file_, e.line, e.col, e.message);
-        }
+        std::string body = lex_.braced_lines();
         d.text += "\n{\n";
         d.text += body;
         if (!body.empty()) d.text += '\n';
@@ -526,7 +514,7 @@ void Parser::statement(std::vector<Statement>& out, int depth) {
         advance();
         advance();
     } else if (cur_.kind == TokenKind::Identifier || cur_.is('@')) {
-        out.emplace_back(instruction());
+        instruction(std::get<Instruction>(out.emplace_back(std::in_place_type<Instruction>)));
     } else if (cur_.kind == TokenKind::DotName) {
         std::vector<std::string> linkage;
         Token first = cur_;
@@ -550,19 +538,18 @@ void Parser::statement(std::vector<Statement>& out, int depth) {
     }
 }
 
-Instruction Parser::instruction() {
-    Instruction ins;
+void Parser::instruction(Instruction& ins) {
     ins.loc = loc_of(cur_);
     if (accept_punct('@')) {
         Guard g;
         g.negated = accept_punct('!');
         if (cur_.kind != TokenKind::Identifier) expected("a predicate after '@'");
-        g.predicate = std::string(cur_.text);
+        g.predicate.assign(cur_.text);
         advance();
         ins.guard = std::move(g);
         if (cur_.kind != TokenKind::Identifier) expected("an opcode after the guard predicate");
     }
-    ins.opcode = std::string(cur_.text);
+    ins.opcode.assign(cur_.text);
     advance();
     if (cur_.kind == TokenKind::DotName) ins.modifiers.reserve(4);
     ins.operands.reserve(4);
@@ -572,7 +559,7 @@ Instruction Parser::instruction() {
     }
     if (!cur_.is(';')) {
         for (;;) {
-            ins.operands.push_back(operand(0));
+            operand(ins.operands.emplace_back(), 0);
             if (!accept_punct(',')) break;
         }
     }
@@ -587,21 +574,19 @@ Instruction Parser::instruction() {
             if (op.kind == Operand::Kind::Symbol && op.offset == 0) op.kind = Operand::Kind::Label;
         }
     }
-    return ins;
 }
 
-Operand Parser::name_operand() {
-    Operand op;
-    op.text = std::string(cur_.text);
+void Parser::name_operand(Operand& op) {
+    op.text.assign(cur_.text);
     advance();
     if (op.text == "_") {
         op.kind = Operand::Kind::Sink;
         op.text.clear();
-        return op;
+        return;
     }
     if (op.text == "WARP_SZ") {
         op.kind = Operand::Kind::Immediate;
-        return op;
+        return;
     }
     size_t base_len = op.text.size();
     while (cur_.kind == TokenKind::DotName && !cur_.space_before && is_component(cur_.text)) {
@@ -618,30 +603,30 @@ Operand Parser::name_operand() {
     }
     if (op.kind == Operand::Kind::Symbol && base[0] == '%' && is_special_register(base))
         op.kind = Operand::Kind::SpecialRegister;
-    return op;
 }
 
-Operand Parser::operand(int depth) {
+void Parser::operand(Operand& op, int depth) {
     if (depth > max_operand_depth)
         error(cur_, "operand nested too deeply (more than " + std::to_string(max_operand_depth) +
                         " levels)");
-    Operand op;
     if (cur_.is('!')) {
         advance();
         if (cur_.kind != TokenKind::Identifier) expected("a predicate after '!'");
-        op = name_operand();
+        name_operand(op);
         op.negated = true;
     } else if (cur_.kind == TokenKind::Number) {
         op.kind = Operand::Kind::Immediate;
-        op.text = std::string(cur_.text);
+        op.text.assign(cur_.text);
         advance();
     } else if (cur_.is('-') && peek().kind == TokenKind::Number) {
         op.kind = Operand::Kind::Immediate;
         advance();
-        op.text = "-" + std::string(cur_.text);
+        op.text.reserve(cur_.text.size() + 1);
+        op.text.push_back('-');
+        op.text.append(cur_.text);
         advance();
     } else if (cur_.kind == TokenKind::Identifier) {
-        op = name_operand();
+        name_operand(op);
         if ((op.kind == Operand::Kind::Symbol || op.kind == Operand::Kind::Register) &&
             (cur_.is('+') || cur_.is('-')))
             op.offset = parse_offset();
@@ -649,44 +634,44 @@ Operand Parser::operand(int depth) {
         op.kind = Operand::Kind::Address;
         advance();
         if (cur_.is(']')) expected("an address");
-        Operand base = operand(depth + 1);
+        Operand& base = op.elements.emplace_back();
+        operand(base, depth + 1);
         std::swap(op.offset, base.offset);
-        op.elements.push_back(std::move(base));
         while (accept_punct(','))
-            op.elements.push_back(operand(depth + 1));
+            operand(op.elements.emplace_back(), depth + 1);
         expect_punct(']', "to close the address");
-        return op;
+        return;
     } else if (cur_.is('{')) {
         op.kind = Operand::Kind::Vector;
         advance();
-        for (;;) {
-            op.elements.push_back(operand(depth + 1));
-            if (!accept_punct(',')) break;
-        }
+        element_list(op, depth);
         expect_punct('}', "to close the vector");
-        return op;
+        return;
     } else if (cur_.is('(')) {
         op.kind = Operand::Kind::List;
         advance();
-        if (accept_punct(')')) return op;
-        for (;;) {
-            op.elements.push_back(operand(depth + 1));
-            if (!accept_punct(',')) break;
-        }
+        if (accept_punct(')')) return;
+        element_list(op, depth);
         expect_punct(')', "to close the list");
-        return op;
+        return;
     } else {
         expected("an operand");
     }
     if (cur_.is('|')) {
         advance();
-        Operand pair;
-        pair.kind = Operand::Kind::Pair;
-        pair.elements.push_back(std::move(op));
-        pair.elements.push_back(operand(depth + 1));
-        return pair;
+        Operand first = std::move(op);
+        op = Operand{};
+        op.kind = Operand::Kind::Pair;
+        op.elements.push_back(std::move(first));
+        operand(op.elements.emplace_back(), depth + 1);
     }
-    return op;
+}
+
+// One or more operands separated by commas, as the elements of `op`.
+void Parser::element_list(Operand& op, int depth) {
+    do {
+        operand(op.elements.emplace_back(), depth + 1);
+    } while (accept_punct(','));
 }
 
 void collect_labels(const std::vector<Statement>& body, std::unordered_set<std::string_view>& out) {
@@ -776,7 +761,11 @@ Module parse(std::string_view text, std::string_view filename) {
     if (text.size() >= std::numeric_limits<uint32_t>::max())
         throw ParseError(std::string(filename), 1, 1, "input larger than 4 GiB");
     Parser parser(text, filename);
-    return parser.parse_module();
+    try {
+        return parser.parse_module();
+    } catch (const LexError& e) {
+        throw ParseError(std::string(filename), e.line, e.col, e.message);
+    }
 }
 
 } // namespace cfr::ptx
