@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -140,8 +141,7 @@ const Instruction* last_transfer(Statements statements) {
 // CfgError for a nested scope with control flow.
 std::vector<size_t> block_starts(const Function& function) {
     const std::vector<Statement>& body = *function.body;
-    std::unordered_set<std::string> targets;
-    collect_targets(body, targets);
+    std::optional<std::unordered_set<std::string>> targets; // collected at the first nested scope
     std::vector<size_t> starts{0};
     bool only_labels = true; // the current block holds nothing but labels so far
     bool terminated = false; // the current block has its control transfer
@@ -154,14 +154,14 @@ std::vector<size_t> block_starts(const Function& function) {
         }
         const bool label = std::holds_alternative<Label>(s);
         const auto* instruction = std::get_if<Instruction>(&s);
-        const bool code = instruction || std::holds_alternative<Scope>(s);
-        if ((label && !only_labels) || (code && terminated)) {
+        const auto* scope = std::get_if<Scope>(&s);
+        if ((label && !only_labels) || ((instruction || scope) && terminated)) {
             starts.push_back(i);
             only_labels = true;
             terminated = false;
         }
-        if (const auto* scope = std::get_if<Scope>(&s);
-            scope && has_control_flow(scope->statements, targets))
+        if (scope && !targets) collect_targets(body, targets.emplace());
+        if (scope && has_control_flow(scope->statements, *targets))
             throw CfgError(where(function, scope->loc) +
                            ": a nested { } scope with labels or branches has no CFG");
         if (!label) only_labels = false;

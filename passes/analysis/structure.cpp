@@ -4,6 +4,9 @@
 #include "passes/analysis/reachability.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <vector>
 
@@ -11,29 +14,59 @@ namespace cfr::analysis {
 
 namespace {
 
-// A set of nodes as a sorted vector: a node has few neighbours, and the contraction asks and
-// changes them often.
+// A set of nodes kept sorted: a node has few neighbours, and the contraction asks and changes them
+// often. Up to `inline_capacity` nodes live in the set itself; a larger set moves to the heap for
+// good, so that a graph's many small sets cost no allocation.
 class NodeSet {
 public:
-    using const_iterator = std::vector<NodeId>::const_iterator;
-
-    const_iterator begin() const { return nodes_.begin(); }
-    const_iterator end() const { return nodes_.end(); }
-    size_t size() const { return nodes_.size(); }
-    bool empty() const { return nodes_.empty(); }
-    void clear() { nodes_.clear(); }
-    bool count(NodeId v) const { return std::binary_search(nodes_.begin(), nodes_.end(), v); }
+    const NodeId* begin() const { return on_heap_ ? heap_.data() : local_.data(); }
+    const NodeId* end() const { return begin() + size(); }
+    size_t size() const { return on_heap_ ? heap_.size() : local_size_; }
+    bool empty() const { return size() == 0; }
+    void clear() {
+        heap_.clear();
+        local_size_ = 0;
+    }
+    bool count(NodeId v) const { return std::binary_search(begin(), end(), v); }
     void insert(NodeId v) {
-        const auto at = std::lower_bound(nodes_.begin(), nodes_.end(), v);
-        if (at == nodes_.end() || *at != v) nodes_.insert(at, v);
+        const NodeId* at = std::lower_bound(begin(), end(), v);
+        if (at != end() && *at == v) return;
+        const auto index = static_cast<size_t>(at - begin());
+        if (!on_heap_ && local_size_ == inline_capacity) move_to_heap();
+        if (on_heap_) {
+            heap_.insert(heap_.begin() + static_cast<std::ptrdiff_t>(index), v);
+            return;
+        }
+        std::copy_backward(local_.begin() + index, local_.begin() + local_size_,
+                           local_.begin() + local_size_ + 1);
+        local_[index] = v;
+        ++local_size_;
     }
     void erase(NodeId v) {
-        const auto at = std::lower_bound(nodes_.begin(), nodes_.end(), v);
-        if (at != nodes_.end() && *at == v) nodes_.erase(at);
+        const NodeId* at = std::lower_bound(begin(), end(), v);
+        if (at == end() || *at != v) return;
+        const auto index = static_cast<size_t>(at - begin());
+        if (on_heap_) {
+            heap_.erase(heap_.begin() + static_cast<std::ptrdiff_t>(index));
+            return;
+        }
+        std::copy(local_.begin() + index + 1, local_.begin() + local_size_, local_.begin() + index);
+        --local_size_;
     }
 
 private:
-    std::vector<NodeId> nodes_;
+    static constexpr size_t inline_capacity = 4;
+
+    void move_to_heap() {
+        heap_.reserve(2 * inline_capacity);
+        heap_.assign(local_.begin(), local_.begin() + local_size_);
+        on_heap_ = true;
+    }
+
+    std::array<NodeId, inline_capacity> local_{};
+    uint32_t local_size_ = 0;
+    bool on_heap_ = false;
+    std::vector<NodeId> heap_;
 };
 
 // A graph being contracted: distinct successors and predecessors per live node.
