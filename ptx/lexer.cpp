@@ -8,7 +8,13 @@ namespace cfr::ptx {
 
 namespace {
 
-enum : uint8_t { ident_start = 1, ident_char = 2, space_or_comment_start = 4, punct = 8 };
+enum : uint8_t {
+    ident_start = 1,
+    ident_char = 2,
+    space = 4,
+    space_or_comment_start = 8,
+    punct = 16,
+};
 
 constexpr std::array<uint8_t, 256> char_classes = [] {
     std::array<uint8_t, 256> t{};
@@ -16,8 +22,9 @@ constexpr std::array<uint8_t, 256> char_classes = [] {
         bool letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$';
         if (letter || c == '%') t[c] |= ident_start;
         if (letter || (c >= '0' && c <= '9')) t[c] |= ident_char;
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == '/')
-            t[c] |= space_or_comment_start;
+        bool blank = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+        if (blank) t[c] |= space;
+        if (blank || c == '/') t[c] |= space_or_comment_start;
         if (std::string_view(";,:{}[]()<>+-!|@=*/~&^").find(static_cast<char>(c)) !=
             std::string_view::npos)
             t[c] |= punct;
@@ -30,6 +37,9 @@ bool is_ident_start(char c) {
 }
 bool is_ident_char(char c) {
     return char_classes[static_cast<unsigned char>(c)] & ident_char;
+}
+bool is_space(char c) {
+    return char_classes[static_cast<unsigned char>(c)] & space;
 }
 bool may_start_space(char c) {
     return char_classes[static_cast<unsigned char>(c)] & space_or_comment_start;
@@ -76,7 +86,7 @@ bool Lexer::skip_space_and_comments() {
             ++pos_;
             ++line_;
             line_start_ = pos_;
-        } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+        } else if (is_space(c)) {
             ++pos_;
         } else if (c == '/' && pos_ + 1 < src_.size() && src_[pos_ + 1] == '/') {
             while (pos_ < src_.size() && src_[pos_] != '\n')
