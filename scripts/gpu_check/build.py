@@ -6,9 +6,11 @@ import sys
 
 from progress import say
 
-# What the check runs: the shim and its command-line tool, the programs, the JIT-cost tool; the
-# emulated driver only for --emulated. Targets this build does not define are left out.
-TARGETS = ["cfrjit", "cfrjit_shim", "examples-drv", "examples-rt", "divergence-suite", "jit_cost"]
+# What the check runs: the shim and its command-line tool, the programs (the examples, the suite,
+# the driver end-to-end apps of the tests), the JIT-cost tool; the emulated driver only for
+# --emulated. Targets this build does not define are left out.
+TARGETS = ["cfrjit", "cfrjit_shim", "examples-drv", "examples-rt", "divergence-suite", "jit_cost",
+           "cfrjit_driver_apps", "cfrjit_driver_lifetime_apps", "cfrjit_image_apps"]
 EMULATOR_TARGETS = ["cfrjit_cuda"]
 
 
@@ -60,7 +62,8 @@ def _quiet(cmd):
 # What a run needs from a build folder, relative to it (a bundle keeps the same layout).
 BUNDLE = ["lib/libcfrjit.so", "tools/cfrjit", "bench/gpu/jit_cost", "examples/bin/*",
           "examples/ptx/*.ptx", "bench/divergence/bin/*", "bench/divergence/ptx/*.ptx",
-          "emulator/driver/lib/libcuda.so*"]
+          "emulator/driver/lib/libcuda.so*", "tests/driver/apps/*_static",
+          "tests/driver/apps/*_shared"]
 
 
 def _is_elf(path):

@@ -12,11 +12,15 @@ import shlex
 import shutil
 import subprocess
 import sys
+import traceback
 
 import build
 import configs
 import page
 import programs
+import tools
+from budget import Budget
+from clients import Clients
 from phases import Check
 from progress import elapsed, say
 from runner import Platform
@@ -82,11 +86,30 @@ def parse_args(argv):
                    help="leave out the Driver-API programs' runs on -O0 PTX")
     p.add_argument("--jit-runs", type=int, help="loads per module for the JIT cost (default 5, "
                    "--quick 3)")
+    p.add_argument("--apps", metavar="LIST",
+                   help="comma-separated driver end-to-end apps of the tests (device resets, "
+                   "graphs, -rdc, images; default: every one built; 'none')")
+    p.add_argument("--reset-runs", type=int, default=10, metavar="N",
+                   help="runs of each form of reset_app under the default pipeline, beside the "
+                   "correctness runs (default 10; 0 leaves them out)")
+    p.add_argument("--no-clients", action="store_true",
+                   help="leave out PyTorch and CuPy (run where they import)")
     p.add_argument("--sanitizer", action="store_true",
-                   help="also run compute-sanitizer memcheck over every example, natively, "
-                   "under the default pipeline and under the adaptive policy (off by default)")
+                   help="also run compute-sanitizer memcheck, racecheck and synccheck over every "
+                   "example's Driver-API program, natively, under the default pipeline and under "
+                   "the adaptive policy (off by default)")
     p.add_argument("--compute-sanitizer", metavar="PATH",
                    help="the compute-sanitizer to use (default: PATH, then /usr/local/cuda/bin)")
+    p.add_argument("--profilers", action="store_true",
+                   help="also profile one example under the shim with ncu (one kernel launch) "
+                   "and nsys, each where found (off by default)")
+    p.add_argument("--ncu", metavar="PATH", help="the ncu to use (default: PATH, /usr/local/"
+                   "cuda/bin)")
+    p.add_argument("--nsys", metavar="PATH", help="the nsys to use (default: PATH, /usr/local/"
+                   "cuda/bin, Nsight Systems' and Nsight Compute's folders under /opt/nvidia)")
+    p.add_argument("--campaign", action="store_true",
+                   help="everything a GPU run should do: --sanitizer --profilers (and the "
+                   "clients and apps, on by default)")
     p.add_argument("--inject-mismatch", action="append", default=[], metavar="PROGRAM",
                    help="(tests) plant a line in the native output of PROGRAM (e.g. "
                    "short_circuit_drv), so that its runs under the shim must be reported as "
@@ -96,13 +119,15 @@ def parse_args(argv):
     a.jit_runs = a.jit_runs or (3 if a.quick else 5)
     a.suite_size = a.suite_size or ("tiny" if a.emulated else "gpu")
     a.example_repeat = a.example_repeat or (1 if a.emulated else 20)
+    if a.campaign:
+        a.sanitizer = a.profilers = True
     a.build = os.path.abspath(a.build)
     gpu_check = os.path.join(a.build, "gpu-check")
     a.out = os.path.abspath(a.out or (os.path.join(gpu_check, "gpu.md") if a.emulated else
                                       os.path.join(ROOT, "docs", "results", "gpu.md")))
     a.work = os.path.abspath(a.work or os.path.join(gpu_check, "work"))
-    if a.reps < 1 or a.jobs < 1 or a.jit_runs < 1:
-        p.error("--reps, --jobs and --jit-runs take positive numbers")
+    if a.reps < 1 or a.jobs < 1 or a.jit_runs < 1 or a.reset_runs < 0:
+        p.error("--reps, --jobs and --jit-runs take positive numbers, --reset-runs zero or more")
     return a
 
 
@@ -116,14 +141,6 @@ def registered_passes(cfrjit):
     done = subprocess.run([cfrjit, "passes"], capture_output=True, text=True)
     return {line.split()[0] for line in done.stdout.splitlines()
             if line and not line[0].isspace() and not line.startswith("default")}
-
-
-def find_sanitizer(path):
-    if path:
-        return path if os.access(path, os.X_OK) else None
-    found = shutil.which("compute-sanitizer")
-    fallback = "/usr/local/cuda/bin/compute-sanitizer"
-    return found or (fallback if os.access(fallback, os.X_OK) else None)
 
 
 def gpu_identity(plat, jit):
@@ -169,15 +186,41 @@ def choose_programs(a):
     if suite != []:
         found += programs.suite(a.build, a.suite_size, suite or (),
                                 with_o0=not (a.quick or a.no_o0))
+    apps = names(a.apps)
+    if apps != []:
+        found += programs.apps(a.build, apps or ())
     return found
 
 
 def exit_status(pg, check):
-    if pg.failures() or pg.sanitizer_findings():
+    if pg.failures() or pg.sanitizer_findings() or pg.client_failures() or \
+            pg.profiler_failures():
         return EXIT_WRONG
-    if pg.native_failures() or pg.fallbacks() or pg.log_lines() or pg.missing_reports():
+    if pg.native_failures() or pg.fallbacks() or pg.log_lines() or pg.missing_reports() or \
+            pg.meta.get("crashes"):
         return EXIT_INCOMPLETE
     return EXIT_OK
+
+
+def run_phases(phases, budget):
+    """Runs each phase inside its budget. A phase that raises is reported on the page and the
+    check goes on with the next one: a campaign on a lent GPU must not lose its other results."""
+    crashes = []
+    for name, phase in phases:
+        budget.start(name)
+        try:
+            phase()
+        except KeyboardInterrupt:  # SIGINT (a `timeout -s INT` around the check): write the page
+            say(f"interrupted in phase {name}: writing the page with what has run")
+            crashes.append((name, "interrupted (SIGINT); later phases not run"))
+            budget.finish()
+            break
+        except Exception:  # noqa: BLE001 - reported, and the check goes on
+            text = traceback.format_exc()
+            say(f"phase {name} failed:\n{text}")
+            crashes.append((name, text.strip().splitlines()[-1]))
+        budget.finish()
+    return crashes
 
 
 def main(argv):
@@ -211,39 +254,59 @@ def main(argv):
     say(f"{len(chosen)} program(s), {len(cfgs)} configuration(s): "
         + ", ".join(c.key for c in cfgs) + (" (emulated driver)" if a.emulated else ""))
 
-    check = Check(plat, chosen, cfgs, a, a.work)
-    check.correctness()
-    sanitizer = None
+    budget = Budget(a.time_limit)
+    check = Check(plat, chosen, cfgs, a, a.work, budget)
+    clients = Clients(plat, a.work, budget, max(a.jobs, 4))
+    extra = tools.Tools(check, budget)
+    found = {}
     if a.sanitizer:
-        sanitizer = find_sanitizer(a.compute_sanitizer)
-        if sanitizer:
-            check.sanitize(sanitizer)
-        else:
-            say("--sanitizer: compute-sanitizer not found (PATH, /usr/local/cuda/bin)")
-    check.jit_cost(os.path.join(a.build, "bench", "gpu", "jit_cost"))
-    check.timing()  # last: its rounds take the time left before the limit
+        found["compute-sanitizer"] = tools.find_tool(a.compute_sanitizer, "compute-sanitizer")
+    if a.profilers:
+        found["ncu"] = tools.find_tool(a.ncu, "ncu")
+        found["nsys"] = tools.find_nsys(a.nsys)
+    phases = [("correctness", check.correctness)]
+    if a.reset_runs:
+        phases.append(("apps", lambda: check.repeat_apps(a.reset_runs)))
+    if not a.no_clients:
+        phases.append(("clients", clients.run))
+    if found.get("compute-sanitizer"):
+        phases.append(("sanitizer", lambda: extra.sanitize(found["compute-sanitizer"])))
+    if found.get("ncu") or found.get("nsys"):
+        phases.append(("profilers", lambda: extra.profile(found.get("ncu"), found.get("nsys"))))
+    phases += [("jit", lambda: check.jit_cost(os.path.join(a.build, "bench", "gpu",
+                                                            "jit_cost"))),
+               ("timing", check.timing)]  # last: its rounds take the time left
+    budget.announce([name for name, _ in phases])
+    for name, tool in found.items():
+        say(f"{name}: {tool or 'not found'}")
+    crashes = run_phases(phases, budget)
 
     gpu, driver = gpu_identity(plat, check.jit)
     seconds = elapsed()
+    total_runs = (len(check.runs) + len(extra.sanitizer) + len(extra.profilers)
+                  + len(clients.results))
     meta = {
         "emulated": a.emulated, "gpu": gpu, "driver": driver,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "host": f"{host.node()}, {os.cpu_count()} cores",
         "cfrjit": cfrjit_identity(check) + f", build {a.build}",
         "command": shlex.join(["scripts/gpu-check.sh", *argv]),
-        "runs": f"{len(check.runs) + len(check.sanitizer)} program runs in "
+        "runs": f"{total_runs} program runs in "
                 f"{int(seconds // 60)} min {seconds % 60:.0f} s; {check.rounds_done} timing "
                 f"round(s)",
         "jobs": a.jobs, "jit_runs": a.jit_runs, "skipped_pipelines": skipped,
-        "sanitizer": (sanitizer or "compute-sanitizer not found") if a.sanitizer else None,
+        "tools": {k: v or "not found" for k, v in found.items()},
+        "budget": budget.rows(), "cuts": budget.cuts, "crashes": crashes,
+        "clients_skipped": a.no_clients,
     }
-    pg = page.Page(check, meta)
+    with open(os.path.join(a.work, "runs.json"), "w") as f:  # before the page, whatever the page does
+        json.dump({"meta": meta, "runs": check.runs, "sanitizer": extra.sanitizer,
+                   "profilers": extra.profilers, "clients": clients.results,
+                   "jit": check.jit}, f, indent=1, default=str)
+    pg = page.Page(check, meta, clients, extra)
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
         f.write(pg.text())
-    with open(os.path.join(a.work, "runs.json"), "w") as f:
-        json.dump({"meta": meta, "runs": check.runs, "sanitizer": check.sanitizer,
-                   "jit": check.jit}, f, indent=1)
     status = exit_status(pg, check)
     say(f"wrote {a.out} (runs in {a.work}); "
         + {EXIT_OK: "all correct", EXIT_WRONG: "CORRECTNESS FAILURE",

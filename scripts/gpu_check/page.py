@@ -1,15 +1,20 @@
 """Writes the results page (docs/results/gpu.md) from a finished check."""
 import os
+import traceback
 from collections import Counter, defaultdict
 
 import compare
+import page_tools
 import stats
 from configs import ADAPTIVE, EMPTY, NATIVE
-from programs import EXAMPLE, SUITE
+from programs import APP, EXAMPLE, SUITE
 
 # Module outcomes of the shim's report that are what the configuration asks for: a rewritten
 # module, or (adaptive policy) the original loaded with its variants standing by.
 LOADED_AS_PLANNED = ("rewritten", "adaptive")
+# Outcomes that are the shim's design for the driver end-to-end apps (an image with nothing the
+# device could take as PTX is passed through): listed on the page, not counted as fallbacks.
+BY_DESIGN_FOR_APPS = ("no-ptx", "ptx-only-for-newer-architectures")
 
 
 def ratio(s):
@@ -51,8 +56,9 @@ def table(header, rows):
 
 
 class Page:
-    def __init__(self, check, meta):
-        self.check, self.meta = check, meta
+    def __init__(self, check, meta, clients=None, tools=None):
+        self.check, self.meta, self.clients, self.tools = check, meta, clients, tools
+        self.family = {p.id: p.family for p in check.programs}
         self.shim_configs = [c for c in check.configs if c.shim]
         self.columns = [c for c in self.shim_configs if c.key != EMPTY]
         self.timed = [p for p in check.programs if p.timed and p.id in self.timed_ids()]
@@ -71,23 +77,21 @@ class Page:
 
     def sanitizer_findings(self):
         """Sanitizer runs under the shim with errors the native run of the program did not have."""
-        native = {r["program"]: r for r in self.check.sanitizer if r["config"] == NATIVE}
-        out = []
-        for r in self.check.sanitizer:
-            if r["config"] == NATIVE:
-                continue
-            base = native.get(r["program"])
-            clean_natively = base is not None and base["errors"] == 0 and base["rc"] == 0
-            if clean_natively and (r["errors"] != 0 or r["rc"] != 0):
-                out.append(r)
-        return out
+        return self.tools.sanitizer_findings() if self.tools else []
+
+    def client_failures(self):
+        return self.clients.failures() if self.clients else []
+
+    def profiler_failures(self):
+        return self.tools.profiler_failures() if self.tools else []
 
     def fallbacks(self):
         """(program, config, module outcome, reason) of modules the shim did not rewrite."""
         seen = Counter()
         for r in self.check.runs:
+            by_design = BY_DESIGN_FOR_APPS if self.family.get(r["program"]) == APP else ()
             for m in (r.get("report") or {}).get("modules", []):
-                if m.get("outcome", "rewritten") not in LOADED_AS_PLANNED:
+                if m.get("outcome", "rewritten") not in LOADED_AS_PLANNED + by_design:
                     seen[(r["program"], r["config"], m["outcome"], m.get("reason", ""))] += 1
         return seen
 
@@ -154,8 +158,9 @@ class Page:
         if findings:
             out.append(f"**compute-sanitizer found errors under the shim in {len(findings)} run(s) "
                        "that are clean natively**: "
-                       + ", ".join(f"{r['program']} ({r['config']}: {r['summary']})"
+                       + ", ".join(f"{r['program']} ({r['tool']}, {r['config']}: {r['summary']})"
                                    for r in findings) + ".\n")
+        out += page_tools.verdict_lines(self)
         fallbacks = self.fallbacks()
         if fallbacks:
             out.append(f"**{len(fallbacks)} module load(s) were not rewritten** (see Fallbacks and "
@@ -423,26 +428,6 @@ class Page:
                           "failed, in which form, how often.\n",
                           table(["program", "forms"] + keys, rows)])
 
-    def sanitizer(self):
-        m = self.meta
-        if not m.get("sanitizer"):
-            return ""
-        out = ["## compute-sanitizer memcheck\n"]
-        if not self.check.sanitizer:
-            out.append(f"Not run: {m['sanitizer']}.\n")
-            return "\n".join(out)
-        out.append(f"`{m['sanitizer']} --tool memcheck`, the shim preloaded into the sanitizer "
-                   "(the way a user would run it), on each example's Driver-API program.\n")
-        by = {(r["program"], r["config"]): r for r in self.check.sanitizer}
-        keys = sorted({r["config"] for r in self.check.sanitizer},
-                      key=[c.key for c in self.check.configs].index)
-        rows = []
-        for program in sorted({r["program"] for r in self.check.sanitizer}):
-            rows.append([program] + [by[(program, k)]["summary"] if (program, k) in by else "-"
-                                     for k in keys])
-        out.append(table(["program"] + keys, rows))
-        return "\n".join(out)
-
     def notes(self):
         out = ["## Fallbacks and log lines\n"]
         fallbacks = self.fallbacks()
@@ -461,7 +446,17 @@ class Page:
         return "\n".join(out)
 
     def text(self):
-        parts = [self.header(), self.verdict(), self.method(), self.config_legend(),
-                 self.device_time(), self.adaptive(), self.goals(), self.cold_cost(),
-                 self.correctness(), self.sanitizer(), self.notes()]
+        sections = [self.header, self.verdict, self.method, self.config_legend,
+                    self.device_time, self.adaptive, self.goals, self.cold_cost,
+                    self.correctness, lambda: page_tools.apps(self),
+                    lambda: page_tools.builds(self), lambda: page_tools.clients(self),
+                    lambda: page_tools.sanitizer(self), lambda: page_tools.profilers(self),
+                    lambda: page_tools.budget(self), self.notes]
+        parts = []
+        for section in sections:
+            try:
+                parts.append(section())
+            except Exception:  # noqa: BLE001 - one broken section must not lose the page
+                parts.append("## A section of this page could not be written\n\n```\n"
+                             + traceback.format_exc() + "```\n")
         return "\n".join(p for p in parts if p).rstrip() + "\n"

@@ -1,6 +1,7 @@
 """The phases of gpu-check: correctness (every program natively and under every configuration,
-in parallel), timing (rounds of the timed programs under every configuration, one process at a
-time), the driver's JIT cost of each module's PTX, and an optional compute-sanitizer pass."""
+in parallel), repeated runs of the device-reset app, timing (rounds of the timed programs under
+every configuration, one process at a time) and the driver's JIT cost of each module's PTX.
+clients.py and tools.py hold the phases with PyTorch, CuPy and NVIDIA's tools."""
 import glob
 import json
 import os
@@ -10,26 +11,26 @@ from concurrent.futures import ThreadPoolExecutor
 
 import compare
 import runner
-from configs import ADAPTIVE, DEFAULT, EMPTY, NATIVE
-from progress import Progress, elapsed, say
+from configs import DEFAULT, EMPTY, NATIVE
+from programs import APP
+from progress import Progress, say
 
 
 class Check:
-    def __init__(self, platform, programs, configs, options, work):
+    def __init__(self, platform, programs, configs, options, work, budget):
         self.platform, self.programs, self.configs = platform, programs, configs
-        self.options, self.work = options, work
+        self.options, self.work, self.budget = options, work, budget
         self.runs = []  # every run's record
         self.native = {}  # program id -> its native run
         self.rounds_done = 0
         self.rounds_note = ""
         self.jit = None
         self.invariant1 = None
-        self.sanitizer = []
-        self.started = elapsed()  # the time limit counts from here, not from the build
+        self.repeats = []  # the device-reset app run again and again under the shim
 
     # ---- one run ---------------------------------------------------------------------------
 
-    def _run(self, program, config, phase, round_no, extra=None, cache=None, prefix=()):
+    def run_one(self, program, config, phase, round_no, extra=None, cache=None, prefix=()):
         folder = os.path.join(self.work, "runs", program.id, config.key)
         stem = f"{phase}{round_no}"
         report = os.path.join(folder, stem + ".json") if config.shim else None
@@ -74,7 +75,7 @@ class Check:
         """Every program natively, then under every configuration once (fresh caches)."""
         native = next(c for c in self.configs if c.key == NATIVE)
         for r in self._parallel("native runs", [
-                (lambda p=p: self._run(p, native, "check", 1)) for p in self.programs]):
+                (lambda p=p: self.run_one(p, native, "check", 1)) for p in self.programs]):
             self.native[r["program"]] = r
         self._plant_mismatch()
         jobs = []
@@ -83,7 +84,7 @@ class Check:
                 continue
             for c in self.configs:
                 if c.shim:
-                    jobs.append(lambda p=p, c=c: self._run(p, c, "check", 1, self._dump_env(p, c)))
+                    jobs.append(lambda p=p, c=c: self.run_one(p, c, "check", 1, self._dump_env(p, c)))
         self._parallel("runs under the shim", jobs)
 
     def _dump_env(self, program, config):
@@ -109,39 +110,70 @@ class Check:
                 f.write("line planted by gpu-check --inject-mismatch\n")
             say(f"planted a mismatch in the native output of {target}")
 
+    def repeat_apps(self, runs):
+        """The device-reset app (a crash at exit, 1 run in 10 on a GPU once), RUNS times in each
+        of its forms under the default pipeline, in parallel, each compared with its native
+        run."""
+        default = next(c for c in self.configs if c.key == DEFAULT)
+        chosen = [p for p in self.programs if p.family == APP and p.name == "reset_app"
+                  and compare.native_ok(self.native.get(p.id))]
+        jobs = [(p, n) for p in chosen for n in range(2, runs + 2)]
+        progress = Progress("reset_app repeated under the shim", len(jobs))
+        skipped = []
+
+        def one(job):
+            if self.budget.out_of_time():
+                skipped.append(job)
+                return None
+            r = self.run_one(job[0], default, "repeat", job[1])
+            progress.step(self._judge(r))
+            return r
+
+        with ThreadPoolExecutor(max_workers=self.options.jobs) as pool:
+            self.repeats = [r for r in pool.map(one, jobs) if r]
+        self.runs.extend(self.repeats)
+        if skipped:
+            self.budget.cut(f"{len(skipped)} of {len(jobs)} repeated reset_app runs")
+
     def timing(self):
         """Rounds of every timed program under every shim configuration, one process at a time,
-        the configurations' order rotated each round. Fixed pipelines run with the cache off (so
-        every run reports the pipeline's cold cost); the adaptive policy keeps one cache from its
-        first round on (the first round decides, later ones start from the cache)."""
+        the configurations' order rotated each round, until --reps rounds or the time limit (no
+        program is started past it, so a round can stop part-way). Fixed pipelines run with the
+        cache off (so every run reports the pipeline's cold cost); the adaptive policy keeps one
+        cache from its first round on (the first round decides, later ones start from it)."""
         timed = [p for p in self.programs if p.timed and compare.native_ok(self.native[p.id])]
         shim_configs = [c for c in self.configs if c.shim]
         if not timed or not shim_configs:
             return
         shutil.rmtree(os.path.join(self.work, "cache", "time-adaptive"), ignore_errors=True)
-        last_round = 0.0
         for round_no in range(1, self.options.reps + 1):
-            spent = elapsed() - self.started
-            if round_no > 1 and spent + last_round > self.options.time_limit:
-                self.rounds_note = (f"stopped after {round_no - 1} of {self.options.reps} rounds: "
-                                    f"another round ({last_round:.0f} s) would end past the time "
-                                    f"limit of {self.options.time_limit:.0f} s")
-                say(self.rounds_note)
-                break
-            round_start = elapsed()
             shift = (round_no - 1) % len(shim_configs)
             order = shim_configs[shift:] + shim_configs[:shift]
             progress = Progress(f"timing round {round_no}/{self.options.reps}",
                                 len(timed) * len(order), every=10.0)
-            for p in timed:
-                for c in order:
-                    extra = None if c.adaptive else {"CFRJIT_CACHE": "0"}
-                    r = self._run(p, c, "time", round_no, extra,
-                                  cache="time-adaptive" if c.adaptive else None)
-                    progress.step(self._judge(r))
-                    self.runs.append(r)
+            if not self._timing_round(round_no, timed, order, progress):
+                self.rounds_note = (f"round {round_no} of {self.options.reps} stopped part-way "
+                                    f"at the time limit of {self.options.time_limit:.0f} s; the "
+                                    "programs it timed count")
+                say(self.rounds_note)
+                self.budget.cuts.append("timing: " + self.rounds_note)
+                break
             self.rounds_done = round_no
-            last_round = elapsed() - round_start
+
+    def _timing_round(self, round_no, timed, order, progress):
+        """One round, program by program (every configuration of a program together, so that a
+        round stopped at the time limit leaves whole programs); False when the time limit stopped
+        it."""
+        for p in timed:
+            if self.budget.used() > self.options.time_limit:
+                return False
+            for c in order:
+                extra = None if c.adaptive else {"CFRJIT_CACHE": "0"}
+                r = self.run_one(p, c, "time", round_no, extra,
+                                 cache="time-adaptive" if c.adaptive else None)
+                progress.step(self._judge(r))
+                self.runs.append(r)
+        return True
 
     def jit_cost(self, jit_tool):
         """The driver's JIT time (jit_cost) for each timed program's modules: the original PTX
@@ -162,53 +194,14 @@ class Check:
         cmd = [jit_tool, "--runs", str(self.options.jit_runs), *files]
         try:
             done = subprocess.run(cmd, env=env, capture_output=True, text=True,
-                                  timeout=max(60, 30 * len(files)))
+                                  timeout=max(20, min(30 * len(files),
+                                                      self.budget.phase_left())))
             self.jit = json.loads(done.stdout)
             if done.returncode != 0:
                 self.jit["warning"] = (f"jit_cost exit status {done.returncode}: "
                                        f"{done.stderr[-300:]}")
         except (subprocess.TimeoutExpired, ValueError, OSError) as e:
             self.jit = {"error": f"jit_cost failed: {e}"}
-
-    def sanitize(self, tool):
-        """compute-sanitizer memcheck over each example's Driver-API program: natively, under the
-        default pipeline and under the adaptive policy."""
-        chosen = [c for c in self.configs if c.key in (NATIVE, DEFAULT, ADAPTIVE)]
-        jobs = []
-        for p in self.programs:
-            if p.family == "example" and p.timed and compare.native_ok(self.native[p.id]):
-                for c in chosen:
-                    jobs.append(lambda p=p, c=c: self._sanitize_one(tool, p, c))
-        progress = Progress("compute-sanitizer memcheck", len(jobs))
-
-        def one(job):
-            r = job()
-            bad = r["errors"] != 0 or r["rc"] not in (0,)
-            progress.step(f"{r['program']} under {r['config']}: {r['summary']}" if bad else None)
-            return r
-
-        with ThreadPoolExecutor(max_workers=self.options.jobs) as pool:
-            self.sanitizer = list(pool.map(one, jobs))
-
-    def _sanitize_one(self, tool, program, config):
-        prefix = (tool, "--tool", "memcheck", "--error-exitcode", "99")
-        r = self._run(program, config, "memcheck", 1, prefix=prefix)
-        r["errors"], r["summary"] = sanitizer_summary(r["out"], r)
-        return r
-
-
-def sanitizer_summary(path, run):
-    """(errors, text) from compute-sanitizer's "ERROR SUMMARY: N error(s)" line; -1 when
-    missing."""
-    try:
-        with open(path, errors="replace") as f:
-            for line in f:
-                if "ERROR SUMMARY:" in line:
-                    text = line.split("ERROR SUMMARY:", 1)[1].strip()
-                    return int(text.split()[0]), text
-    except (OSError, ValueError, IndexError):
-        pass
-    return -1, f"no error summary ({compare.describe_exit(run)})"
 
 
 def _instructions(path):

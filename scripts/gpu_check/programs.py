@@ -1,14 +1,26 @@
 """The programs gpu-check runs, found in a build directory: the examples (examples/bin:
-<name>_drv, <name>_rt, <name>_rt_shared) and the divergence suite (bench/divergence/bin: every
-executable there, grouped by the name before its last _drv/_rt/_rt_shared suffix)."""
+<name>_drv, <name>_rt, <name>_rt_shared, and for some <name>_rt_sm90 and <name>_rt_multiarch,
+built with machine code as users ship them), the divergence suite (bench/divergence/bin: every
+executable there, grouped by the name before its last _drv/_rt/_rt_shared suffix), and the
+driver end-to-end apps of the tests (tests/driver/apps, tests/driver/images: device resets,
+graphs, -rdc, images of several architectures)."""
 import os
 import re
 from dataclasses import dataclass
 
 EXAMPLE = "example"
 SUITE = "suite"
-FORMS = ("drv", "rt", "rt_shared")
-_FORM_SUFFIX = re.compile(r"^(?P<name>.+?)_(?P<form>drv|rt_shared|rt)$")
+APP = "app"
+FORMS = ("drv", "rt", "rt_shared", "rt_sm90", "rt_multiarch")
+_FORM_SUFFIX = re.compile(r"^(?P<name>.+?)_(?P<form>drv|rt_shared|rt_sm90|rt_multiarch|rt)$")
+
+# The driver end-to-end apps of the tests (tests/driver/apps in the build), each built with static
+# and shared cudart (<app>_static, <app>_shared): the programs behind the fixes for device resets,
+# stream capture and graphs, -rdc, and images of several architectures.
+APPS_DIR = "tests/driver/apps"
+APPS = ("reset_app", "graph_capture_app", "graph_nodes_app", "rdc_app", "runtime_app",
+        "texture_app", "image_older_ptx", "image_older_ptx_sm90", "image_newer_ptx")
+APP_VARIANTS = {"reset_app": [(), ("thread",)]}
 
 
 @dataclass(frozen=True)
@@ -94,4 +106,21 @@ def suite(build, size, only=(), with_o0=True):
         o0 = os.path.join(ptx_dir, f"{name}.O0.ptx")
         if with_o0 and os.path.exists(o0) and _accepts(path, "--ptx"):
             out.append(Program(SUITE, name, "drv-O0", (*args, "--O0", "--ptx", o0), timed=False))
+    return out
+
+
+def apps(build, only=()):
+    """The driver end-to-end apps found in the build (static and shared cudart), each variant of
+    its arguments a form of its own (reset_app: plain and "thread")."""
+    out = []
+    for name in APPS:
+        if not _selected(name, only):
+            continue
+        for mode in ("static", "shared"):
+            path = os.path.join(build, APPS_DIR, f"{name}_{mode}")
+            if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+                continue
+            for args in APP_VARIANTS.get(name, [()]):
+                form = "-".join((mode, *args))
+                out.append(Program(APP, name, form, (path, *args), timed=False))
     return out

@@ -1,5 +1,7 @@
 """Checks a page written by scripts/gpu-check.sh --emulated: its sections, a row with numbers for
-every example asked for, the correctness table, and (with --mismatch) the planted failure."""
+every example asked for, the correctness table, (with --mismatch) the planted failure, and the
+sections of the campaign: sanitizer tools, profilers, apps, builds with machine code, clients,
+time budget."""
 import argparse
 import re
 import sys
@@ -34,6 +36,10 @@ def main():
     p.add_argument("--examples", default="")
     p.add_argument("--suite", default="")
     p.add_argument("--sanitizer", action="store_true")
+    p.add_argument("--profilers", action="store_true")
+    p.add_argument("--apps", default="", help="apps whose rows must show (and reset_app repeats)")
+    p.add_argument("--arch-builds", action="store_true",
+                   help="the examples' sm_90 and multi-architecture builds must show, rewritten")
     p.add_argument("--mismatch")
     p.add_argument("--no-jit-cost", action="store_true",
                    help="jit_cost is not built (CFRJIT_BENCH=OFF): the page must say so")
@@ -81,7 +87,10 @@ def main():
     correctness = {r[0]: r[1:] for r in rows(section(text, "## Correctness runs"))[1:]}
     for name in [n for n in a.examples.split(",") if n]:
         check(name in correctness, f"no correctness row for {name}")
-        check(correctness[name][0] == "drv, rt, rt_shared", f"{name}: forms {correctness[name][0]}")
+        forms = correctness[name][0].split(", ")
+        check({"drv", "rt", "rt_shared"} <= set(forms), f"{name}: forms {forms}")
+        if a.arch_builds:
+            check({"rt_sm90", "rt_multiarch"} <= set(forms), f"{name}: forms {forms}")
     planted = a.mismatch.rsplit("_", 1)[0] if a.mismatch else None
     for program, cells in correctness.items():
         for cell in cells[2:]:  # after the forms and the native column (never compared)
@@ -97,12 +106,37 @@ def main():
         check(re.search(r"All \d+ runs under the shim printed exactly", verdict), verdict)
 
     if a.sanitizer:
-        san = rows(section(text, "## compute-sanitizer memcheck"))
-        check(san and san[0] == ["program", "native", "default", "adaptive"],
-              f"sanitizer header {san[:1]}")
+        san = rows(section(text, "## compute-sanitizer"))
+        want = ["program"] + [f"{t} {c}" for t in ("memcheck", "racecheck", "synccheck")
+                              for c in ("native", "default", "adaptive")]
+        check(san and san[0] == want, f"sanitizer header {san[:1]}")
         for name in [n for n in a.examples.split(",") if n]:
             found = [r for r in san if r[0] == f"{name}_drv"]
             check(found and all(c == "0 errors" for c in found[0][1:]), f"sanitizer {found}")
+    if a.profilers:
+        prof = section(text, "## ncu and nsys with the shim")
+        for tool in ("ncu", "nsys"):
+            check(re.search(rf"- \*\*{tool}\*\* \(`[^`]+`\) over short_circuit_drv: same",
+                            prof), f"profiler {tool}: {prof}")
+    if a.apps:
+        apps = {r[0]: r for r in rows(section(text, "## Device resets, graphs, -rdc"))[1:]}
+        for app in a.apps.split(","):
+            found = [r for k, r in apps.items() if k.startswith(app + "_")]
+            check(found, f"no row for app {app}")
+            for r in found:
+                check(r[1] == "same" and r[2].startswith("ok"), f"app row {r}")
+        check(re.search(r"reset_app_static: ok \(\d+\)", text), "no repeated reset_app runs")
+    if a.arch_builds:
+        builds = rows(section(text, "## Builds with machine code"))[1:]
+        for name in [n for n in a.examples.split(",") if n]:
+            for form in ("rt_sm90", "rt_multiarch"):
+                found = [r for r in builds if r[0] == f"{name}_{form}"]
+                check(found and found[0][2].startswith("ok")
+                      and found[0][4].startswith("rewritten: "), f"build row {found}")
+    clients = section(text, "## PyTorch and CuPy")
+    check("Not run (`--no-clients`)" in clients or ("pytorch" in clients and "cupy" in clients),
+          f"clients section: {clients[:300]}")
+    check("## Time budget" in text, "no time budget section")
     print("page check: OK")
 
 

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # CTest checks of scripts/gpu-check.sh on the emulated driver:
-#   run_check.sh page OUT       a short run (two examples, one suite program when built, one
-#                               timing round, the sanitizer stand-in): exit 0, the page has its
-#                               sections and rows (check_page.py), docs/results/gpu.md untouched
+#   run_check.sh page OUT       a short run (two examples with their sm_90 and multi-architecture
+#                               builds, one suite program when built, three driver apps with
+#                               reset_app repeated, the clients where they import, one timing
+#                               round, stand-ins for compute-sanitizer, ncu and nsys): exit 0,
+#                               the page has its sections and rows (check_page.py),
+#                               docs/results/gpu.md untouched
 #   run_check.sh mismatch OUT   the same with a line planted in one native output: exit 1, and
 #                               the page reports that program's runs as different
 #   run_check.sh jit-cost OUT JIT_COST
@@ -32,8 +35,10 @@ fingerprint() { sha256sum "$GPU_CHECK_SOURCE/docs/results/gpu.md" 2>/dev/null ||
 case $mode in
 page)
     before=$(fingerprint)
-    "$GPU_CHECK_SCRIPT" "${common[@]}" --sanitizer \
-        --compute-sanitizer "$here/fake_compute_sanitizer.sh" 2>"$out/stderr"
+    apps=reset_app,graph_capture_app,rdc_app
+    "$GPU_CHECK_SCRIPT" "${common[@]}" --campaign --apps "$apps" --reset-runs 2 \
+        --compute-sanitizer "$here/fake_compute_sanitizer.sh" --ncu "$here/fake_profiler.sh" \
+        --nsys "$here/fake_profiler.sh" 2>"$out/stderr"
     status=$?
     tail -5 "$out/stderr"
     [[ $status == 0 ]] || fail "gpu-check exit status $status (want 0)"
@@ -42,11 +47,18 @@ page)
     suite_args=()
     [[ -x $build/bench/divergence/bin/${suite_program}_drv ]] &&
         suite_args=(--suite "$suite_program")
+    grep -q "time budget" "$out/stderr" || fail "no time budget on stderr"
+    app_args=()
+    [[ -x $build/tests/driver/apps/reset_app_static ]] && app_args=(--apps "$apps")
+    arch_args=()
+    [[ -x $build/examples/bin/short_circuit_rt_sm90 ]] && arch_args=(--arch-builds)
     python3 "$here/check_page.py" "$out/gpu.md" --examples short_circuit,nested_loops \
-        "${suite_args[@]}" "${page_args[@]}" --sanitizer || fail "page check"
+        "${suite_args[@]}" "${page_args[@]}" "${app_args[@]}" "${arch_args[@]}" --sanitizer \
+        --profilers || fail "page check"
     ;;
 mismatch)
-    "$GPU_CHECK_SCRIPT" "${common[@]}" --inject-mismatch short_circuit_drv 2>"$out/stderr"
+    "$GPU_CHECK_SCRIPT" "${common[@]}" --apps none --no-clients --inject-mismatch \
+        short_circuit_drv 2>"$out/stderr"
     status=$?
     tail -5 "$out/stderr"
     [[ $status == 1 ]] || fail "gpu-check exit status $status (want 1)"

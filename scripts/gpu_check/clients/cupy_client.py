@@ -1,0 +1,77 @@
+"""A CuPy program as users write one, for gpu-check's client phase: a RawKernel compiled by NVRTC
+(a per-lane loop, divergent), random numbers from cuRAND (cupy.random), an ElementwiseKernel
+with a branch, and a reduction. Writes every result to OUT.npz and each part's status to
+OUT.json; exit status 42 when CuPy or its GPU cannot be used here."""
+import json
+import sys
+import traceback
+
+COLLATZ = r"""
+extern "C" __global__ void collatz(const unsigned* start, unsigned* steps, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned x = start[i], k = 0;
+    while (x != 1u && k < 1000u) {
+        x = (x & 1u) ? 3u * x + 1u : x / 2u;
+        ++k;
+    }
+    steps[i] = k;
+}
+"""
+
+
+def main(out):
+    try:
+        import cupy as cp
+        import numpy as np
+    except Exception as e:
+        print(f"unavailable: cannot import cupy: {e}")
+        return 42
+    try:
+        cp.cuda.runtime.getDeviceCount()
+    except Exception as e:
+        print(f"unavailable: cupy {cp.__version__} sees no GPU: {e}")
+        return 42
+    n = 1 << 16
+
+    def raw():
+        kernel = cp.RawKernel(COLLATZ, "collatz")
+        start = cp.arange(1, n + 1, dtype=cp.uint32)
+        steps = cp.zeros(n, dtype=cp.uint32)
+        kernel(((n + 255) // 256,), (256,), (start, steps, cp.int32(n)))
+        return steps
+
+    def random():
+        cp.random.seed(20261126)
+        return cp.random.random(n, dtype=cp.float32)
+
+    def elementwise():
+        k = cp.ElementwiseKernel("float32 x", "float32 y",
+                                 "y = x > 0.5f ? x * x : (x < 0.1f ? -x : 2.0f * x)",
+                                 "cfrjit_branchy")
+        return k(cp.linspace(0, 1, n, dtype=cp.float32))
+
+    def reduction():
+        return cp.cumsum(cp.arange(n, dtype=cp.int64) % 7)
+
+    parts = {"rawkernel": raw, "random": random, "elementwise": elementwise,
+             "reduction": reduction}
+    arrays, status = {}, {"cupy": cp.__version__, "parts": {}}
+    for name, part in parts.items():
+        try:
+            arrays[name] = cp.asnumpy(part())
+            cp.cuda.runtime.deviceSynchronize()
+            status["parts"][name] = {"ok": True, "shape": list(arrays[name].shape)}
+            print(f"{name}: sum {float(arrays[name].astype(np.float64).sum()):.6e}")
+        except Exception as e:
+            status["parts"][name] = {"error": f"{type(e).__name__}: {e}"[:500]}
+            print(f"{name}: FAILED {type(e).__name__}: {e}")
+            traceback.print_exc()
+    np.savez(out + ".npz", **arrays)
+    with open(out + ".json", "w") as f:
+        json.dump(status, f, indent=1)
+    return 0 if all("error" not in p for p in status["parts"].values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
