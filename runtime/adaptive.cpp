@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 namespace cfr::runtime {
 
@@ -86,18 +87,34 @@ AdaptiveSelector::Selection& AdaptiveSelector::selection_locked(uint32_t kernel,
 }
 
 // The variant with the fewest launches so far, the earliest on a tie: a round robin that also
-// evens out what earlier runs left uneven.
+// evens out what earlier runs left uneven. A variant runs ahead of its evidence by at most one
+// batch (the rule's min_samples): a program that queues many launches before their times are
+// known explores a batch of each, and runs the provisional choice until times come back.
 size_t AdaptiveSelector::explore_locked(Selection& s) {
-    size_t pick = kOriginal;
-    bool found = false;
+    std::optional<size_t> pick;
     for (size_t v = 0; v < s.variants.size(); ++v) {
-        if (!alive_locked(s, v)) continue;
-        const size_t have = s.variants[v].restored + s.variants[v].launches;
-        const size_t best = s.variants[pick].restored + s.variants[pick].launches;
-        if (!found || have < best) pick = v;
-        found = true;
+        const Variant& variant = s.variants[v];
+        if (!alive_locked(s, v) || variant.pending >= rule_.min_samples) continue;
+        const auto have = [&](size_t i) { return s.variants[i].restored + s.variants[i].launches; };
+        if (!pick || have(v) < have(*pick)) pick = v;
     }
-    return pick;
+    return pick ? *pick : provisional_locked(s);
+}
+
+// While a kernel is undecided and no variant may explore: the alive variant with the lowest median
+// so far, the original before anything is known.
+size_t AdaptiveSelector::provisional_locked(const Selection& s) const {
+    size_t best = kOriginal;
+    std::optional<double> best_median;
+    for (size_t v = 0; v < s.variants.size(); ++v) {
+        if (!alive_locked(s, v) || s.variants[v].samples.empty()) continue;
+        const double median = median_interval(s.variants[v].samples).median;
+        if (!best_median || median < *best_median) {
+            best = v;
+            best_median = median;
+        }
+    }
+    return best;
 }
 
 AdaptiveSelector::Choice AdaptiveSelector::choose(uint32_t kernel, const std::string& gpu,
@@ -109,7 +126,7 @@ AdaptiveSelector::Choice AdaptiveSelector::choose(uint32_t kernel, const std::st
     if (s.decision != DecisionSource::Undecided)
         c.variant = kernels_[kernel].dropped[s.winner] ? kOriginal : s.winner;
     else if (timed)
-        c.variant = explore_locked(s);
+        ++s.variants[c.variant = explore_locked(s)].pending;
     for (size_t i = 0; i < selections_.size(); ++i)
         if (&selections_[i] == &s) c.selection = timed ? static_cast<uint32_t>(i + 1) : 0;
     ++s.launches;
@@ -134,9 +151,12 @@ void AdaptiveSelector::judge_locked(Selection& s) {
 
 void AdaptiveSelector::timed(const Choice& choice, double ms) {
     std::lock_guard lock(mutex_);
-    if (choice.selection == 0 || choice.selection > selections_.size() || ms < 0) return;
+    if (choice.selection == 0 || choice.selection > selections_.size()) return;
     Selection& s = selections_[choice.selection - 1];
-    auto& samples = s.variants[choice.variant].samples;
+    Variant& variant = s.variants[choice.variant];
+    if (variant.pending > 0) --variant.pending;
+    if (ms < 0) return;
+    auto& samples = variant.samples;
     if (samples.size() >= rule_.max_samples) return;
     samples.push_back(ms);
     s.saved = false;

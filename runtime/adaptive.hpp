@@ -80,6 +80,7 @@ private:
         std::vector<double> samples; // earlier runs' and this run's launch times
         size_t restored = 0;         // how many of them earlier runs measured
         uint64_t launches = 0;       // in this run
+        uint64_t pending = 0;        // exploring launches whose times are not known yet
         bool eliminated = false;
     };
     struct Selection {
@@ -101,6 +102,7 @@ private:
     Selection& selection_locked(uint32_t kernel, const std::string& gpu, const LaunchShape& shape);
     void restore_locked(Selection& s);
     size_t explore_locked(Selection& s);
+    size_t provisional_locked(const Selection& s) const;
     void judge_locked(Selection& s);
     StoredSelection stored_locked(const Selection& s) const;
     void save_locked(const std::vector<const Selection*>& selections);

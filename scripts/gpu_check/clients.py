@@ -35,7 +35,6 @@ class Clients:
         caches = os.path.join(self.work, "clients", client, "library-cache")
         report = os.path.join(folder, "report.json") if config.shim else None
         env = self.platform.env_for(config, os.path.join(folder, "cfrjit-cache"), report, {
-            "CUPY_CUDA_COMPILE_WITH_PTX": "1",  # NVRTC's output reaches the driver as PTX
             "CUPY_CACHE_DIR": os.path.join(caches, "cupy"),
             "TORCHINDUCTOR_CACHE_DIR": os.path.join(caches, "inductor"),
             "TRITON_CACHE_DIR": os.path.join(caches, "triton"),
@@ -46,7 +45,8 @@ class Clients:
                        env, folder, "run", timeout)
         r.update(client=client, config=config.key, report=runner.read_report(report)
                  if report else None, log=runner.log_lines(r["err"]) if config.shim else [])
-        r["parts"] = _read_json(os.path.join(folder, "out.json")).get("parts", {})
+        status = _read_json(os.path.join(folder, "out.json"))
+        r["parts"], r["ptx"] = status.get("parts", {}), status.get("ptx")
         r["npz"] = os.path.join(folder, "out.npz")
         return r
 

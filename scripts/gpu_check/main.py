@@ -4,7 +4,6 @@ shim's reports and writes the results page. See docs/gpu-check.md; scripts/gpu-c
 this."""
 import argparse
 import datetime
-import json
 import os
 import platform as host
 import re
@@ -18,6 +17,7 @@ import build
 import configs
 import page
 import programs
+import replay
 import tools
 from budget import Budget
 from clients import Clients
@@ -50,6 +50,11 @@ def parse_args(argv):
                    help="copy what a run needs from the build folder into DIR, stripped (the "
                    "folder to carry to a GPU machine; run there with --build DIR --no-build), "
                    "and stop")
+    p.add_argument("--page-from", metavar="RUNS_JSON",
+                   help="run nothing: write the page again from a finished check's runs.json "
+                   "(BUILD/gpu-check/work/runs.json, or gzipped as .json.gz), e.g. one brought "
+                   "back from a GPU machine (docs/results/gpu-records); "
+                   "--out names the page (default as for a run)")
     p.add_argument("--emulated", action="store_true",
                    help="run on cfrjit's emulated driver instead of NVIDIA's (no GPU needed); the "
                    "page goes to BUILD/gpu-check/gpu.md unless --out says otherwise")
@@ -225,6 +230,8 @@ def run_phases(phases, budget):
 
 def main(argv):
     a = parse_args(argv)
+    if a.page_from:
+        return page_again(a, argv)
     if not a.no_build and not build.build(ROOT, a.build, a.emulated, max(2, os.cpu_count() or 2)):
         return EXIT_SETUP
     if a.bundle:
@@ -299,19 +306,32 @@ def main(argv):
         "budget": budget.rows(), "cuts": budget.cuts, "crashes": crashes,
         "clients_skipped": a.no_clients,
     }
-    with open(os.path.join(a.work, "runs.json"), "w") as f:  # before the page, whatever the page does
-        json.dump({"meta": meta, "runs": check.runs, "sanitizer": extra.sanitizer,
-                   "profilers": extra.profilers, "clients": clients.results,
-                   "jit": check.jit}, f, indent=1, default=str)
+    # The record first, whatever the page does: --page-from can write the page again from it.
+    replay.save(os.path.join(a.work, "runs.json"), meta, check, clients, extra)
+    return write_page(a, check, clients, extra, meta, f"runs in {a.work}")
+
+
+def write_page(a, check, clients, extra, meta, where):
     pg = page.Page(check, meta, clients, extra)
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     with open(a.out, "w") as f:
         f.write(pg.text())
     status = exit_status(pg, check)
-    say(f"wrote {a.out} (runs in {a.work}); "
+    say(f"wrote {a.out} ({where}); "
         + {EXIT_OK: "all correct", EXIT_WRONG: "CORRECTNESS FAILURE",
            EXIT_INCOMPLETE: "correct, but incomplete (see the page)"}[status])
     return status
+
+
+def page_again(a, argv):
+    """--page-from: the page of a finished check, written again from its record."""
+    try:
+        check, clients, extra, meta = replay.load(a.page_from, a.build)
+    except (OSError, ValueError, KeyError) as e:
+        say(f"--page-from {a.page_from}: not a gpu-check record ({e})")
+        return EXIT_SETUP
+    meta["rerendered"] = shlex.join(["scripts/gpu-check.sh", *argv])
+    return write_page(a, check, clients, extra, meta, f"from {a.page_from}")
 
 
 if __name__ == "__main__":

@@ -62,6 +62,9 @@ class Page:
         self.shim_configs = [c for c in check.configs if c.shim]
         self.columns = [c for c in self.shim_configs if c.key != EMPTY]
         self.timed = [p for p in check.programs if p.timed and p.id in self.timed_ids()]
+        # The last round with a timing run: a round stopped part-way at the time limit counts for
+        # the programs it timed.
+        self.last_round = max((r["round"] for r in check.runs if r["phase"] == "time"), default=0)
 
     def timed_ids(self):
         return {r["program"] for r in self.check.runs if r["phase"] == "time"}
@@ -123,6 +126,8 @@ class Page:
         rows = [("date", m["date"]), ("GPU", m["gpu"]), ("driver", m["driver"]),
                 ("host", m["host"]), ("cfrjit", m["cfrjit"]), ("command", f"`{m['command']}`"),
                 ("runs", m["runs"])]
+        if m.get("rerendered"):
+            rows.append(("page", f"written again from the check's record: `{m['rerendered']}`"))
         out.append(table(["", ""], rows))
         return "\n".join(out)
 
@@ -234,7 +239,8 @@ class Page:
     def device_time(self):
         out = ["## Device time relative to native\n",
                "Ratio to native per launch, median (lowest-highest round); below 1.00 is faster. "
-               "`adaptive` is its later rounds (cache kept).\n"]
+               + ("`adaptive` is its later rounds (cache kept).\n" if self.last_round > 1 else
+                  "`adaptive` is its only round, which measures the variants.\n")]
         header = ["program", "kernel", "launches", "native"] + [c.key for c in self.columns]
         for family, title in ((SUITE, "Divergence suite"), (EXAMPLE, "Examples")):
             rows = []
@@ -250,8 +256,8 @@ class Page:
         return "\n".join(out)
 
     def _later(self, config_key):
-        return set(range(2, self.check.rounds_done + 1)) if (
-            config_key == ADAPTIVE and self.check.rounds_done > 1) else None
+        return set(range(2, self.last_round + 1)) if (
+            config_key == ADAPTIVE and self.last_round > 1) else None
 
     def _time_rows(self, program):
         r = stats.Ratios(self.check, program.id)
@@ -301,7 +307,7 @@ class Page:
         out = ["## Goals of issue 12 on this device\n"]
         if self.meta["emulated"]:
             out.append("(Emulated run: the goals are about a GPU; shown to check the script.)\n")
-        if self.check.rounds_done < 2:
+        if self.last_round < 2:
             out.append("Only one timing round: the adaptive figures are its first run, which "
                        "measures the variants; the goals are about the runs after it.\n")
         rows, at_least, faster, overheads = [], 0, 0, []
@@ -310,13 +316,13 @@ class Page:
             later = r.program(ADAPTIVE, self._later(ADAPTIVE))
             first = r.program(ADAPTIVE, {1})
             if later is None:
-                rows.append([p.name, "-", "-", "-", "-"])
+                rows.append([p.name, "not timed after round 1", "-", "-", "-"])
                 continue
             speed = 1 / later[0]
             at_least += speed >= 0.99
             faster += speed >= 1.2
             overhead = "-"
-            if first and self.check.rounds_done > 1 and max(
+            if first and self.last_round > 1 and max(
                     r.launches(k) for k in r.kernels()) >= 100:
                 cost = (first[0] - later[0]) / first[0]
                 overheads.append(cost)
@@ -344,14 +350,14 @@ class Page:
             out.append(f"Driver JIT not measured: {jit['error']}.\n")
         elif jit.get("warning"):
             out.append(f"jit_cost: {jit['warning']}\n")
-        by_file = {os.path.basename(m["file"]): m for m in jit.get("modules", [])}
+        jit_modules = jit.get("modules", [])
         fixed = [c for c in self.shim_configs if not c.adaptive and c.key != EMPTY]
         rows = []
         for p in self.timed:
             costs = {c.key: stats.cold_costs(self.check, p.id, c.key) for c in fixed}
             default = costs.get(fixed[0].key, {}) if fixed else {}
             for module_id in sorted(set().union(*costs.values()) if costs else []):
-                orig, new = self._dumped(p, module_id, by_file)
+                orig, new = self._dumped(p, module_id, jit_modules)
                 cold = default.get(module_id)
                 worst = max(((v.get(module_id), k) for k, v in costs.items()
                              if v.get(module_id) is not None), default=(None, "-"))
@@ -373,17 +379,21 @@ class Page:
             out.append("No module was rewritten with the cache off.\n")
         return "\n".join(out)
 
-    def _dumped(self, program, module_id, by_file):
+    @staticmethod
+    def _dumped(program, module_id, jit_modules):
+        """The driver-JIT records of a module's original PTX and its rewrite, found by the path
+        the default pipeline's dump gave them (BUILD/gpu-check/work/dump/<program>/default)."""
         orig = new = None
-        folder = self.check.dump_dir(program, "default")
-        if os.path.isdir(folder):
-            for name in os.listdir(folder):
-                if not name.startswith(f"m{module_id}-"):
-                    continue
-                if name.endswith(".orig.ptx"):
-                    orig = by_file.get(name)
-                elif name.endswith(".ptx"):
-                    new = by_file.get(name)
+        folder = f"{os.sep}dump{os.sep}{program.id}{os.sep}default{os.sep}"
+        for m in jit_modules:
+            path = m.get("file", "")
+            name = os.path.basename(path)
+            if folder not in path or not name.startswith(f"m{module_id}-"):
+                continue
+            if name.endswith(".orig.ptx"):
+                orig = m
+            elif name.endswith(".ptx"):
+                new = m
         return orig, new
 
     @staticmethod

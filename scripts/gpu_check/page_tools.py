@@ -116,9 +116,9 @@ def clients(pg):
                "softmax, a `torch.where`, a `torch.compile`d function where Triton is there) and "
                "CuPy (an NVRTC `RawKernel` with a divergent loop, `cupy.random` through cuRAND, an "
                "`ElementwiseKernel` with branches, a scan), natively and under the shim; each "
-               "result compared with the native one (equal, or within a relative 1e-5). CuPy "
-               "runs with `CUPY_CUDA_COMPILE_WITH_PTX=1`, so that NVRTC's output reaches the "
-               "driver, and the shim, as PTX.\n")
+               "result compared with the native one (equal, or within a relative 1e-5). CuPy's "
+               "kernels are compiled to PTX (its switch for GPUs newer than NVRTC knows), so that "
+               "the shim sees them; the native row says whether that switch was there.\n")
     for name, why in sorted(c.unavailable.items()):
         out.append(f"- **{name}**: not run: {why}.")
     if c.unavailable:
@@ -128,6 +128,9 @@ def clients(pg):
         parts = r.get("comparison", {}).get("parts") if r["config"] != NATIVE else {
             k: ("ok" if v.get("ok") else v.get("skipped") or v.get("error"))
             for k, v in r["parts"].items()}
+        if r["config"] == NATIVE and r.get("ptx") is not None:
+            parts = {"compiled to": "PTX" if r["ptx"] else "machine code (no PTX switch)",
+                     **(parts or {})}
         exit_text = "timed out" if r["timed_out"] else str(r["rc"])
         outcomes = Counter(m.get("outcome", "?") for m in (r.get("report") or {})
                            .get("modules", []))

@@ -4,6 +4,7 @@ the adaptive policy, the shim preloaded into the tool; ncu profiling one kernel 
 under the shim; nsys profiling one program under the shim, where it is installed."""
 import glob
 import os
+import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 
@@ -12,7 +13,10 @@ from configs import ADAPTIVE, DEFAULT, NATIVE
 from progress import Progress, say
 
 SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck")
-PROFILED = "short_circuit_drv"  # the program ncu and nsys profile (else the first example)
+PROFILED = "short_circuit_drv"
+RACECHECK_SUMMARY = re.compile(
+    r"RACECHECK SUMMARY: \d+ hazards? displayed \((?P<errors>\d+) errors?, "
+    r"(?P<warnings>\d+) warnings?\)")  # the program ncu and nsys profile (else the first example)
 
 
 def find_tool(explicit, name, extra_globs=()):
@@ -166,14 +170,18 @@ def _profiled_verdict(run, native):
 
 
 def sanitizer_summary(path, run):
-    """(errors, text) from compute-sanitizer's "ERROR SUMMARY: N error(s)" line; -1 when
-    missing."""
+    """(errors, text) from compute-sanitizer's summary line: "ERROR SUMMARY: N error(s)"
+    (memcheck, synccheck, initcheck) or "RACECHECK SUMMARY: N hazards displayed (E errors, W
+    warnings)"; -1 when there is none."""
     try:
         with open(path, errors="replace") as f:
             for line in f:
                 if "ERROR SUMMARY:" in line:
                     text = line.split("ERROR SUMMARY:", 1)[1].strip()
                     return int(text.split()[0]), text
+                m = RACECHECK_SUMMARY.search(line)
+                if m:
+                    return int(m["errors"]), f"{m['errors']} errors, {m['warnings']} warnings"
     except (OSError, ValueError, IndexError):
         pass
     return -1, f"no error summary ({compare.describe_exit(run)})"

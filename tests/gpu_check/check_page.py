@@ -112,7 +112,9 @@ def main():
         check(san and san[0] == want, f"sanitizer header {san[:1]}")
         for name in [n for n in a.examples.split(",") if n]:
             found = [r for r in san if r[0] == f"{name}_drv"]
-            check(found and all(c == "0 errors" for c in found[0][1:]), f"sanitizer {found}")
+            check(found and all(c in ("0 errors", "0 errors, 0 warnings") for c in found[0][1:]),
+                  f"sanitizer {found}")
+            check(found[0][4] == "0 errors, 0 warnings", f"racecheck summary {found[0][4]}")
     if a.profilers:
         prof = section(text, "## ncu and nsys with the shim")
         for tool in ("ncu", "nsys"):

@@ -5,7 +5,8 @@
 #                               reset_app repeated, the clients where they import, one timing
 #                               round, stand-ins for compute-sanitizer, ncu and nsys): exit 0,
 #                               the page has its sections and rows (check_page.py),
-#                               docs/results/gpu.md untouched
+#                               docs/results/gpu.md untouched, and --page-from writes the same
+#                               page again from the run's record
 #   run_check.sh mismatch OUT   the same with a line planted in one native output: exit 1, and
 #                               the page reports that program's runs as different
 #   run_check.sh jit-cost OUT JIT_COST
@@ -55,6 +56,13 @@ page)
     python3 "$here/check_page.py" "$out/gpu.md" --examples short_circuit,nested_loops \
         "${suite_args[@]}" "${page_args[@]}" "${app_args[@]}" "${arch_args[@]}" --sanitizer \
         --profilers || fail "page check"
+    # The record alone writes the same page again (run nothing); only the header says so.
+    "$GPU_CHECK_SCRIPT" --build "$build" --page-from "$out/work/runs.json" --out "$out/again.md" \
+        2>>"$out/stderr" || fail "--page-from exit status $?"
+    grep -q "^| page | written again from the check's record" "$out/again.md" ||
+        fail "the page written again does not say so"
+    diff <(grep -v "^| page |" "$out/again.md") "$out/gpu.md" >"$out/again.diff" ||
+        fail "the page written again from the record differs: $(head -c 600 "$out/again.diff")"
     ;;
 mismatch)
     "$GPU_CHECK_SCRIPT" "${common[@]}" --apps none --no-clients --inject-mismatch \

@@ -117,6 +117,29 @@ TEST_CASE("adaptive: launches rotate through the variants and settle on the chea
     CHECK(s.choose(0, "gpu", kShape, false).variant == 1);
 }
 
+TEST_CASE("adaptive: launches queued before their times are known explore one batch of each") {
+    // A program that launches 100 times before it synchronises: no time is known while it
+    // queues, so each variant runs one batch (the rule's three launches) and the rest run the
+    // original; once the times come back the fast variant is decided.
+    AdaptiveSelector s(nullptr, nullptr);
+    s.set_candidates(0, three_variants());
+    const std::vector<double> cost{1.0, 0.5, 2.0};
+    std::vector<AdaptiveSelector::Choice> queued;
+    for (int i = 0; i < 100; ++i)
+        queued.push_back(s.choose(0, "gpu", kShape, true));
+    auto r = s.report(0);
+    CHECK(r.decision == DecisionSource::Undecided);
+    CHECK(r.variants[0].launches == 94);
+    CHECK(r.variants[1].launches == 3);
+    CHECK(r.variants[2].launches == 3);
+    for (size_t i = 0; i < queued.size(); ++i)
+        s.timed(queued[i], cost[queued[i].variant] * (1 + 0.01 * double(i % 3)));
+    r = s.report(0);
+    CHECK(r.decision == DecisionSource::Measured);
+    CHECK(r.variant == "fast");
+    CHECK(s.choose(0, "gpu", kShape, true).variant == 1);
+}
+
 TEST_CASE("adaptive: a kernel without candidates runs the original, nothing to decide") {
     AdaptiveSelector s(nullptr, nullptr);
     s.set_candidates(0, {1, "k", {"original"}});

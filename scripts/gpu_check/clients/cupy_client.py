@@ -1,6 +1,6 @@
 """A CuPy program as users write one, for gpu-check's client phase: a RawKernel compiled by NVRTC
-(a per-lane loop, divergent), random numbers from cuRAND (cupy.random), an ElementwiseKernel
-with a branch, and a reduction. Writes every result to OUT.npz and each part's status to
+(a per-lane loop, divergent) and an ElementwiseKernel with a branch, both compiled to PTX so that
+the shim rewrites them, random numbers from cuRAND (cupy.random), and a scan. Writes every result to OUT.npz and each part's status to
 OUT.json; exit status 42 when CuPy or its GPU cannot be used here."""
 import json
 import sys
@@ -18,6 +18,23 @@ extern "C" __global__ void collatz(const unsigned* start, unsigned* steps, int n
     steps[i] = k;
 }
 """
+
+
+def compile_to_ptx():
+    """CuPy turns NVRTC's output into machine code where it can, which the driver, and the shim,
+    then get as a cubin. Its switch for GPUs newer than NVRTC knows (a private module attribute,
+    also used by its users) makes it PTX instead, so that the shim sees and rewrites the kernels.
+    False where this CuPy has no such switch."""
+    from cupy.cuda import compiler
+
+    if not hasattr(compiler, "_use_ptx"):
+        return False
+    compiler._use_ptx = True
+    for memoized in (getattr(compiler, "_get_arch", None),
+                     getattr(compiler, "_get_arch_for_options_for_nvrtc", None)):
+        if hasattr(memoized, "_cache"):
+            memoized._cache = {}
+    return True
 
 
 def main(out):
@@ -56,7 +73,7 @@ def main(out):
 
     parts = {"rawkernel": raw, "random": random, "elementwise": elementwise,
              "reduction": reduction}
-    arrays, status = {}, {"cupy": cp.__version__, "parts": {}}
+    arrays, status = {}, {"cupy": cp.__version__, "ptx": compile_to_ptx(), "parts": {}}
     for name, part in parts.items():
         try:
             arrays[name] = cp.asnumpy(part())
