@@ -53,4 +53,14 @@ Alignment smith_waterman(size_t n, size_t m,
     return result;
 }
 
+size_t most_pairs(size_t n, size_t m, const std::function<bool(size_t, size_t)>& fusable) {
+    std::vector<size_t> above(m + 1, 0), row(m + 1, 0); // over prefixes of b, for a[0..i)
+    for (size_t i = 1; i <= n; ++i) {
+        for (size_t j = 1; j <= m; ++j)
+            row[j] = fusable(i - 1, j - 1) ? above[j - 1] + 1 : std::max(above[j], row[j - 1]);
+        std::swap(above, row);
+    }
+    return above[m];
+}
+
 } // namespace cfr::fusion

@@ -35,4 +35,8 @@ Alignment smith_waterman(size_t a_size, size_t b_size,
                          const std::function<std::optional<int>(size_t, size_t)>& gain,
                          int gap = 0);
 
+// The most pairs (i, j) with fusable(i, j) that one alignment keeping both orders can hold (the
+// longest common subsequence under `fusable`).
+size_t most_pairs(size_t a_size, size_t b_size, const std::function<bool(size_t, size_t)>& fusable);
+
 } // namespace cfr::fusion

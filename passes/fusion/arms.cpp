@@ -14,31 +14,38 @@
 namespace cfr::fusion {
 namespace {
 
-struct RawExits {
-    std::optional<ptx::BlockId> taken, fall;
-};
-
-RawExits raw_exits(const ptx::Cfg& cfg, ptx::BlockId block) {
-    RawExits exits;
-    for (const auto& e : cfg.edges) {
-        if (e.from != block) continue;
-        if (e.kind == ptx::EdgeKind::Taken) exits.taken = e.to;
-        if (e.kind == ptx::EdgeKind::FallThrough) exits.fall = e.to;
-    }
-    return exits;
-}
-
-ptx::BlockId skip_jumps(const ptx::Cfg& cfg, ptx::BlockId block, ptx::BlockId stop,
-                        std::vector<ptx::BlockId>* jumps) {
+ptx::BlockId skip_jumps(const ptx::Cfg& cfg, const std::vector<RawExits>& raw, ptx::BlockId block,
+                        ptx::BlockId stop, std::vector<ptx::BlockId>* jumps) {
     for (size_t steps = 0; steps < cfg.blocks.size(); ++steps) {
         if (block >= cfg.blocks.size() || block == stop || !is_jump_only(cfg.blocks[block]))
             return block;
         if (jumps) jumps->push_back(block);
-        const auto next = raw_exits(cfg, block).taken;
+        const auto next = raw[block].taken;
         if (!next) return block;
         block = *next;
     }
     return block;
+}
+
+// The exits of a block with jump-only blocks skipped up to `stop` (and listed in `jumps`); nullopt
+// for a block that ends in anything but bra or a fall-through.
+std::optional<ArmExits> arm_exits(const ptx::Cfg& cfg, const std::vector<RawExits>& raw,
+                                  ptx::BlockId block, ptx::BlockId stop,
+                                  std::vector<ptx::BlockId>* jumps) {
+    const auto* t = cfg.blocks[block].terminator();
+    if (t && t->control() != ptx::ControlKind::Branch) return std::nullopt;
+    ArmExits exits;
+    if (t && t->guard) {
+        if (!raw[block].taken || !raw[block].fall) return std::nullopt;
+        exits.conditional = true;
+        exits.taken = skip_jumps(cfg, raw, *raw[block].taken, stop, jumps);
+        exits.fall = skip_jumps(cfg, raw, *raw[block].fall, stop, jumps);
+        return exits;
+    }
+    const auto next = t ? raw[block].taken : raw[block].fall;
+    if (!next) return std::nullopt;
+    exits.taken = exits.fall = skip_jumps(cfg, raw, *next, stop, jumps);
+    return exits;
 }
 
 // Instructions that fusion cannot run for both arms' lanes at once or cannot guard: warp-wide
@@ -92,8 +99,10 @@ int instruction_count(const ptx::BasicBlock& block) {
 
 class Finder {
 public:
-    Finder(passes::FunctionUnit& function, ptx::BlockId header, size_t max_blocks)
-        : f_(function), cfg_(function.cfg()), n_(cfg_.blocks.size()), max_blocks_(max_blocks) {
+    Finder(passes::FunctionUnit& function, const std::vector<RawExits>& raw, ptx::BlockId header,
+           size_t max_blocks)
+        : f_(function), cfg_(function.cfg()), n_(cfg_.blocks.size()), raw_(raw),
+          max_blocks_(max_blocks) {
         c_.header = header;
     }
 
@@ -102,13 +111,13 @@ public:
         if (!t || t->control() != ptx::ControlKind::Branch || !t->guard)
             return "not a conditional branch";
         c_.selector = *t->guard;
-        const auto header_exits = raw_exits(cfg_, c_.header);
+        const auto& header_exits = raw_[c_.header];
         if (!header_exits.taken || !header_exits.fall) return "not a two-way branch";
         c_.join = f_.post_dominators().idom[c_.header];
         if (c_.join >= n_) return "the branch reconverges only at the function's exit";
         std::vector<ptx::BlockId> into_a, into_b;
-        const auto entry_a = skip_jumps(cfg_, *header_exits.taken, c_.join, &into_a);
-        const auto entry_b = skip_jumps(cfg_, *header_exits.fall, c_.join, &into_b);
+        const auto entry_a = skip_jumps(cfg_, raw_, *header_exits.taken, c_.join, &into_a);
+        const auto entry_b = skip_jumps(cfg_, raw_, *header_exits.fall, c_.join, &into_b);
         if (entry_a == c_.join || entry_b == c_.join) return "an arm is empty";
         if (entry_a >= n_ || entry_b >= n_) return "an arm leaves the function";
         if (entry_a == entry_b) return "both sides lead to the same block";
@@ -131,6 +140,7 @@ private:
     passes::FunctionUnit& f_;
     const ptx::Cfg& cfg_;
     size_t n_;
+    const std::vector<RawExits>& raw_;
     size_t max_blocks_;
     Construct c_;
     std::vector<ptx::BlockId> jumps_a_, jumps_b_;
@@ -160,7 +170,7 @@ private:
     }
 
     std::optional<ArmExits> exits_of(ptx::BlockId x, std::vector<ptx::BlockId>* jumps) const {
-        return arm_exits(cfg_, x, c_.join, jumps);
+        return arm_exits(cfg_, raw_, x, c_.join, jumps);
     }
 
     static std::vector<ptx::BlockId> successors(const ArmExits& e) {
@@ -268,8 +278,12 @@ private:
             }
         }
         for (auto it = post.rbegin(); it != post.rend(); ++it) {
-            BlockPair pair{*it, partner_a[*it], flipped[*it], cost(*it, jumps_a_),
-                           cost(partner_a[*it], jumps_b_)};
+            BlockPair pair{*it,
+                           partner_a[*it],
+                           flipped[*it],
+                           cost(*it, jumps_a_),
+                           cost(partner_a[*it], jumps_b_),
+                           *exits_of(*it, nullptr)};
             c_.pairs.push_back(pair);
         }
         return {};
@@ -279,7 +293,7 @@ private:
     // A jump-only block that other blocks of the arm also reach (where the arm's lanes
     // reconverge) is not counted: a warp may run it once for several of them.
     int cost(ptx::BlockId block, const std::vector<ptx::BlockId>& jumps) const {
-        const auto raw = raw_exits(cfg_, block);
+        const auto& raw = raw_[block];
         const auto* t = cfg_.blocks[block].terminator();
         const auto& g = f_.graph();
         const auto through_jump = [&](std::optional<ptx::BlockId> s) {
@@ -311,28 +325,19 @@ bool is_jump_only(const ptx::BasicBlock& block) {
     return instructions == 1;
 }
 
-std::optional<ArmExits> arm_exits(const ptx::Cfg& cfg, ptx::BlockId block, ptx::BlockId stop,
-                                  std::vector<ptx::BlockId>* jumps) {
-    const auto* t = cfg.blocks[block].terminator();
-    const auto raw = raw_exits(cfg, block);
-    if (t && t->control() != ptx::ControlKind::Branch) return std::nullopt;
-    ArmExits exits;
-    if (t && t->guard) {
-        if (!raw.taken || !raw.fall) return std::nullopt;
-        exits.conditional = true;
-        exits.taken = skip_jumps(cfg, *raw.taken, stop, jumps);
-        exits.fall = skip_jumps(cfg, *raw.fall, stop, jumps);
-        return exits;
+std::vector<RawExits> raw_exits(const ptx::Cfg& cfg) {
+    std::vector<RawExits> exits(cfg.blocks.size());
+    for (const auto& e : cfg.edges) {
+        if (e.kind == ptx::EdgeKind::Taken) exits[e.from].taken = e.to;
+        if (e.kind == ptx::EdgeKind::FallThrough) exits[e.from].fall = e.to;
     }
-    const auto next = t ? raw.taken : raw.fall;
-    if (!next) return std::nullopt;
-    exits.taken = exits.fall = skip_jumps(cfg, *next, stop, jumps);
     return exits;
 }
 
 std::variant<Construct, std::string> find_construct(passes::FunctionUnit& function,
+                                                    const std::vector<RawExits>& raw,
                                                     ptx::BlockId header, size_t max_blocks) {
-    return Finder(function, header, max_blocks).run();
+    return Finder(function, raw, header, max_blocks).run();
 }
 
 } // namespace cfr::fusion

@@ -30,6 +30,7 @@ struct BlockPair {
     bool flipped = false;    // b's taken and fall-through successors pair with a's the other way
     int original_a_cost = 0; // warp instructions one pass through the block issues
     int original_b_cost = 0;
+    ArmExits a_exits; // how control leaves a, up to the join
 };
 
 struct Construct {
@@ -42,14 +43,19 @@ struct Construct {
     int jumps_into_a = 0, jumps_into_b = 0; // jump-only blocks between the header and each arm
 };
 
-// The construct headed by `header` (a block ending in a conditional bra), or why there is none.
-std::variant<Construct, std::string> find_construct(passes::FunctionUnit& function,
-                                                    ptx::BlockId header, size_t max_blocks);
+// A block's successors by its edges: where its bra leads and where it falls through.
+struct RawExits {
+    std::optional<ptx::BlockId> taken, fall;
+};
 
-// The exits of a block with jump-only blocks skipped up to `stop` (and listed in `jumps`); nullopt
-// for a block that ends in anything but bra or a fall-through.
-std::optional<ArmExits> arm_exits(const ptx::Cfg& cfg, ptx::BlockId block, ptx::BlockId stop,
-                                  std::vector<ptx::BlockId>* jumps = nullptr);
+// Every block's RawExits, found once for all the constructs of a CFG.
+std::vector<RawExits> raw_exits(const ptx::Cfg& cfg);
+
+// The construct headed by `header` (a block ending in a conditional bra), or why there is none;
+// `raw` is raw_exits() of the function's CFG.
+std::variant<Construct, std::string> find_construct(passes::FunctionUnit& function,
+                                                    const std::vector<RawExits>& raw,
+                                                    ptx::BlockId header, size_t max_blocks);
 
 bool is_jump_only(const ptx::BasicBlock& block);
 

@@ -54,14 +54,20 @@ int integer_option(const PassOptions& options, const std::string& name) {
     return value;
 }
 
-// Gives the placeholder registers of a melded CFG their real names.
-void declare_registers(FunctionUnit& function, fusion::Fused& fused,
-                       std::map<std::string, std::string>& added_types) {
+// Declares the registers of a meld: their real names, by placeholder.
+std::map<std::string, std::string>
+declare_registers(FunctionUnit& function, const fusion::Fused& fused,
+                  std::map<std::string, std::string>& added_types) {
     std::map<std::string, std::string> real;
     for (const auto& [placeholder, type] : fused.registers) {
         real[placeholder] = function.new_register(type, "fuse");
         added_types[real[placeholder]] = type;
     }
+    return real;
+}
+
+// Gives the placeholder registers of a melded CFG their real names.
+void rename_registers(ptx::Cfg& cfg, const std::map<std::string, std::string>& real) {
     const auto rename = [&](std::string& text) {
         if (const auto it = real.find(text); it != real.end()) text = it->second;
     };
@@ -70,7 +76,7 @@ void declare_registers(FunctionUnit& function, fusion::Fused& fused,
         for (auto& e : o.elements)
             visit(e);
     };
-    for (auto& block : fused.cfg.blocks)
+    for (auto& block : cfg.blocks)
         for (auto& s : block.statements)
             if (auto* i = std::get_if<ptx::Instruction>(&s)) {
                 if (i->guard) rename(i->guard->predicate);
@@ -111,28 +117,34 @@ private:
                 headers.push_back(&branch);
         }
         if (headers.empty()) return round;
-        const auto liveness = fusion::register_liveness(function.cfg());
-        fusion::RegisterTypes types(function.cfg());
+        const auto raw_exits = fusion::raw_exits(function.cfg());
+        fusion::FunctionFacts facts(function.cfg());
         for (const auto& [name, type] : added)
-            types.add(name, type);
+            facts.types.add(name, type);
         for (const auto* header : headers) {
-            auto construct = fusion::find_construct(function, header->block, options_.max_blocks);
-            if (!std::holds_alternative<fusion::Construct>(construct)) continue;
+            const auto found =
+                fusion::find_construct(function, raw_exits, header->block, options_.max_blocks);
+            const auto* construct = std::get_if<fusion::Construct>(&found);
+            if (!construct) continue;
+            // A meld that cannot gain more than the best one so far would not replace it.
+            fusion::MeldOptions meld_options;
+            if (round.best) meld_options.to_beat = round.best->divergent_gain;
             std::string why;
-            auto fused = fusion::meld(function, std::get<fusion::Construct>(construct), liveness,
-                                      types, {}, why);
+            auto fused = fusion::meld(function, *construct, facts, meld_options, why);
             if (!fused) continue;
-            const std::string where =
-                fmt::format("branch at line {} of {}", header->loc.line, function.function().name);
+            const auto where = [&] {
+                return fmt::format("branch at line {} of {}", header->loc.line,
+                                   function.function().name);
+            };
             if (fused->divergent_gain < options_.min_gain ||
                 fused->uniform_loss > options_.max_uniform_loss) {
-                round.kept.push_back(fmt::format("{}: gain {}, uniform loss {}: not fused", where,
+                round.kept.push_back(fmt::format("{}: gain {}, uniform loss {}: not fused", where(),
                                                  fused->divergent_gain, fused->uniform_loss));
                 continue;
             }
             if (!round.best || fused->divergent_gain > round.best->divergent_gain) {
                 round.best = std::move(fused);
-                round.best_branch = where;
+                round.best_branch = where();
             }
         }
         return round;
@@ -150,7 +162,7 @@ private:
                 return;
             }
             auto& best = *r.best;
-            declare_registers(function, best, added);
+            const auto real_names = declare_registers(function, best, added);
             report.changed = true;
             report.decisions.push_back(fmt::format(
                 "{}: gain {}, uniform loss {}: fused ({} pairs aligned, {} selects)", r.best_branch,
@@ -162,7 +174,9 @@ private:
             report.count("estimated gain", best.divergent_gain);
             report.count("static instructions added",
                          best.instructions_after - best.instructions_before);
-            function.mutable_cfg() = std::move(best.cfg);
+            ptx::Cfg& cfg = function.mutable_cfg();
+            cfg = fusion::fused_cfg(std::move(best), std::move(cfg));
+            rename_registers(cfg, real_names);
         }
     }
 };

@@ -4,17 +4,33 @@
 
 #include "ptx/cfg.hpp"
 
-#include <set>
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace cfr::fusion {
 
 struct Liveness {
-    std::vector<std::set<std::string>> live_in; // per block; the virtual exit has none
+    struct NameHash {
+        using is_transparent = void;
+        size_t operator()(std::string_view name) const {
+            return std::hash<std::string_view>{}(name);
+        }
+    };
 
-    bool live_at(ptx::BlockId block, const std::string& reg) const {
-        return block < live_in.size() && live_in[block].count(reg) != 0;
+    // Every register the CFG names, numbered.
+    std::unordered_map<std::string, size_t, NameHash, std::equal_to<>> numbers;
+    size_t words = 0;              // of a set of registers, a bit per number
+    std::vector<uint64_t> live_in; // the set of each block in turn; the virtual exit has none
+
+    bool live_at(ptx::BlockId block, std::string_view reg) const {
+        const auto it = numbers.find(reg);
+        const size_t first = size_t(block) * words;
+        if (it == numbers.end() || first + words > live_in.size()) return false;
+        return (live_in[first + it->second / 64] >> (it->second % 64)) & 1;
     }
 };
 

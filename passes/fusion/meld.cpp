@@ -146,14 +146,33 @@ void for_each_register(Operand& o, F&& f) {
         for_each_register(e, f);
 }
 
+// The names the melder gives its registers until they are declared.
+constexpr std::string_view kPlaceholder = "%cfr_fuse_pending";
+
+// ---- what blocks issue -----------------------------------------------------------------------
+
+int instruction_count(const ptx::BasicBlock& block) {
+    int count = 0;
+    ptx::for_each_instruction(block.statements, [&](const Instruction&) { ++count; });
+    return count;
+}
+
+// Per block, the jumps layout() adds: its fall-through edges that do not lead to the next block.
+std::vector<int> layout_jumps(const std::vector<ptx::CfgEdge>& edges, size_t blocks) {
+    std::vector<int> jumps(blocks, 0);
+    for (const auto& e : edges)
+        if (e.kind == ptx::EdgeKind::FallThrough && e.to != e.from + 1) ++jumps[e.from];
+    return jumps;
+}
+
 // ---- the melder ------------------------------------------------------------------------------
 
 class Melder {
 public:
-    Melder(passes::FunctionUnit& function, const Construct& construct, const Liveness& liveness,
-           const RegisterTypes& types, const MeldOptions& options)
-        : f_(function), cfg_(function.cfg()), c_(construct), live_(liveness), types_(types),
-          options_(options) {
+    Melder(passes::FunctionUnit& function, const Construct& construct, const FunctionFacts& facts,
+           int gap)
+        : f_(function), cfg_(function.cfg()), c_(construct), live_(facts.liveness),
+          types_(facts.types), costs_(facts.costs), gap_(gap) {
         for (const auto& pair : c_.pairs) {
             code_[A].push_back(block_code(cfg_.blocks[pair.a]));
             code_[B].push_back(block_code(cfg_.blocks[pair.b]));
@@ -161,24 +180,67 @@ public:
         redefined_selector_ = defines_anywhere(c_.selector.predicate);
     }
 
-    std::optional<Fused> run(std::string& why) {
+    // Before planning, the most any plan's meld can gain; leaves the melder as it was. Were every
+    // register an arm defines its own, and any two of them (or two of one name, or one the melder
+    // names) one value, no pair of instructions would fuse at less gain than in either plan: so
+    // neither plan aligns more pairs than most_pairs() finds here.
+    int gain_bound_before_planning() {
+        own_ = {registers_defined(A), registers_defined(B)};
+        optimistic_ = true;
+        std::vector<size_t> steps;
+        for (size_t k = 0; k < c_.pairs.size(); ++k) {
+            const auto& xs = code_[A][k].body;
+            const auto y_forms = forms_of(code_[B][k].body);
+            const size_t pairs = most_pairs(xs.size(), y_forms.size(), [&](size_t i, size_t j) {
+                const auto best = best_of(xs[i], y_forms[j]);
+                return best && best->first > 0;
+            });
+            steps.push_back(xs.size() + y_forms.size() - pairs);
+        }
+        own_ = {};
+        optimistic_ = false;
+        return gain_bound(steps);
+    }
+
+    // Which registers are each arm's own, the alignment of every block pair, the registers shared.
+    void plan() {
         find_own_registers(A);
         find_own_registers(B);
-        const size_t scoped_registers = temporaries_.size();
-        for (size_t k = 0; k < c_.pairs.size(); ++k)
-            alignments_.push_back(align(k));
+        scoped_registers_ = temporaries_.size();
+        align_pairs();
         plan_shared_registers();
-        if (options_.refine) {
-            // Align again, now knowing which registers the first plan shares, and plan anew.
-            predicted_ = rename_;
-            rename_ = {};
-            own_fused_def_ = {};
-            temporaries_.resize(scoped_registers);
-            alignments_.clear();
-            for (size_t k = 0; k < c_.pairs.size(); ++k)
-                alignments_.push_back(align(k));
-            plan_shared_registers();
-        }
+    }
+
+    // Aligns again, now knowing which registers the first plan shares, and plans anew.
+    void refine() {
+        predicted_ = rename_;
+        rename_ = {};
+        own_fused_def_ = {};
+        temporaries_.resize(scoped_registers_);
+        align_pairs();
+        plan_shared_registers();
+    }
+
+    // The most the meld as planned can gain.
+    int gain_bound() const {
+        std::vector<size_t> steps;
+        for (const auto& alignment : alignments_)
+            steps.push_back(alignment.steps.size());
+        return gain_bound(steps);
+    }
+
+    // Whether emitting takes new label names from the function: where a fused block branches to a
+    // block that has no label yet.
+    bool takes_labels() const {
+        for (size_t k = 0; k < c_.pairs.size(); ++k)
+            if (ends_in_guarded_branch(k) &&
+                (c_.pairs[k].a_exits.taken != c_.join || cfg_.blocks[c_.join].label().empty()))
+                return true;
+        return false;
+    }
+
+    // The meld as planned.
+    std::optional<Fused> emit(std::string& why) {
         sel_ = c_.selector;
         if (redefined_selector_) sel_ = ptx::Guard{temporary(".pred"), false};
         std::vector<std::vector<ptx::Statement>> blocks;
@@ -198,13 +260,15 @@ private:
     const Construct& c_;
     const Liveness& live_;
     const RegisterTypes& types_;
-    MeldOptions options_;
+    const IssueCosts& costs_;
+    int gap_;
     std::array<std::vector<BlockCode>, 2> code_;
     std::array<std::set<std::string>, 2> own_;
     std::array<std::set<std::string>, 2> own_fused_def_; // own registers an aligned pair defines
     std::array<std::map<std::string, std::string>, 2> rename_;
     std::vector<Alignment> alignments_;
     bool redefined_selector_ = false;
+    size_t scoped_registers_ = 0; // the temporaries that stand for registers of nested scopes
     // The shares of a first plan, when aligning a second time: two registers read the same
     // value exactly when the first plan gave them one name.
     std::optional<std::array<std::map<std::string, std::string>, 2>> predicted_;
@@ -214,6 +278,7 @@ private:
     std::vector<std::pair<std::string, std::string>> temporaries_;
     int selects_ = 0, copies_ = 0, matched_ = 0;
     bool failed_ = false;
+    bool optimistic_ = false; // see gain_bound_before_planning()
     std::string failure_;
 
     bool defines_anywhere(const std::string& reg) const {
@@ -268,7 +333,7 @@ private:
     }
 
     std::string temporary(const std::string& type) {
-        std::string name = "%cfr_fuse_pending" + std::to_string(temporaries_.size());
+        std::string name = std::string(kPlaceholder) + std::to_string(temporaries_.size());
         temporaries_.push_back({name, type});
         return name;
     }
@@ -314,6 +379,26 @@ private:
 
     bool own(Side side, const std::string& name) const { return own_[side].count(name) != 0; }
 
+    std::set<std::string> registers_defined(Side side) const {
+        std::set<std::string> defined;
+        for (const auto& block : code_[side])
+            for (const auto* i : block.all())
+                for (auto d : ptx::defined_registers(*i))
+                    defined.insert(std::string(d));
+        return defined;
+    }
+
+    // The most a meld can gain whose pair k has an alignment of steps[k] steps: what measure()
+    // finds with nothing materialised in the header, no jump added, and in each fused block one
+    // instruction per step, and its branch.
+    int gain_bound(const std::vector<size_t>& steps) const {
+        int bound = 1 + c_.jumps_into_a + c_.jumps_into_b;
+        for (size_t k = 0; k < c_.pairs.size(); ++k)
+            bound += c_.pairs[k].original_a_cost + c_.pairs[k].original_b_cost - int(steps[k]) -
+                     int(ends_in_guarded_branch(k));
+        return bound;
+    }
+
     // -- alignment -----------------------------------------------------------------------------
 
     // What fusing `x` (arm A) with the form `y` (arm B) is worth: the instruction issued once
@@ -340,7 +425,12 @@ private:
 
     // Whether register a of arm A and b of arm B can be read as one: by the first plan's shares
     // when there is one, else whenever both are the arms' own (they may be shared).
+    // Optimistically, before planning: whenever some plan might (the same name, or one the
+    // melder gave, or two registers the arms define).
     bool same_value(const std::string& a, const std::string& b) const {
+        if (optimistic_)
+            return a == b || a.starts_with(kPlaceholder) || b.starts_with(kPlaceholder) ||
+                   (own(A, a) && own(B, b));
         if (!predicted_) return own(A, a) && own(B, b);
         const auto named = [&](Side side, const std::string& r) {
             const auto it = (*predicted_)[side].find(r);
@@ -419,27 +509,50 @@ private:
         return types_.type_of(name);
     }
 
+    // Of the forms of an instruction y, the one that fuses best with x (the first of equals):
+    // its gain and its index.
+    std::optional<std::pair<int, size_t>> best_of(const Instruction& x,
+                                                  const std::vector<Instruction>& y_forms) const {
+        std::optional<std::pair<int, size_t>> best;
+        for (size_t k = 0; k < y_forms.size(); ++k)
+            if (const auto g = gain(x, y_forms[k]); g && (!best || *g > best->first))
+                best = {*g, k};
+        return best;
+    }
+
     // The form of y that fuses best with x, and its gain.
     std::optional<std::pair<int, Instruction>> best_form(const Instruction& x,
                                                          const Instruction& y) const {
-        std::optional<std::pair<int, Instruction>> best;
-        for (auto& form : forms(y))
-            if (const auto g = gain(x, form); g && (!best || *g > best->first))
-                best = {*g, std::move(form)};
-        return best;
+        auto y_forms = forms(y);
+        const auto best = best_of(x, y_forms);
+        if (!best) return std::nullopt;
+        return std::pair{best->first, std::move(y_forms[best->second])};
+    }
+
+    static std::vector<std::vector<Instruction>> forms_of(const std::vector<Instruction>& code) {
+        std::vector<std::vector<Instruction>> all;
+        for (const auto& i : code)
+            all.push_back(forms(i));
+        return all;
     }
 
     Alignment align(size_t k) const {
         const auto& xs = code_[A][k].body;
-        const auto& ys = code_[B][k].body;
+        const auto y_forms = forms_of(code_[B][k].body);
         return smith_waterman(
-            xs.size(), ys.size(),
+            xs.size(), y_forms.size(),
             [&](size_t i, size_t j) -> std::optional<int> {
-                const auto best = best_form(xs[i], ys[j]);
+                const auto best = best_of(xs[i], y_forms[j]);
                 if (!best) return std::nullopt;
                 return best->first;
             },
-            options_.gap);
+            gap_);
+    }
+
+    void align_pairs() {
+        alignments_.clear();
+        for (size_t k = 0; k < c_.pairs.size(); ++k)
+            alignments_.push_back(align(k));
     }
 
     // -- shared own registers ------------------------------------------------------------------
@@ -712,11 +825,16 @@ private:
         return out;
     }
 
+    bool ends_in_guarded_branch(size_t k) const {
+        const auto& t = code_[A][k].terminator;
+        return t && t->guard;
+    }
+
     // The guard of a pair's fused branch, or nullopt for an unconditional pair.
     std::optional<ptx::Guard> branch_guard(size_t k, std::vector<ptx::Statement>& out) {
+        if (!ends_in_guarded_branch(k)) return std::nullopt;
         const auto& tx = code_[A][k].terminator;
         const auto& ty = code_[B][k].terminator;
-        if (!tx || !tx->guard) return std::nullopt;
         const ptx::Guard ga{name(A, tx->guard->predicate), tx->guard->negated};
         ptx::Guard gb{name(B, ty->guard->predicate), ty->guard->negated};
         if (c_.pairs[k].flipped) gb.negated = !gb.negated;
@@ -730,63 +848,73 @@ private:
 
     // -- the new CFG ---------------------------------------------------------------------------
 
-    std::optional<Fused> assemble(std::vector<std::vector<ptx::Statement>> bodies) {
-        const size_t n = cfg_.blocks.size();
-        const auto removed = [&](ptx::BlockId b) {
-            return std::binary_search(c_.removed.begin(), c_.removed.end(), b);
-        };
-        // New order: the kept blocks in order, the fused blocks right after the header.
-        std::vector<ptx::BlockId> new_id(n, ptx::BlockId(-1));
-        std::vector<size_t> fused_id(c_.pairs.size());
-        std::vector<std::optional<ptx::BlockId>> order; // nullopt + index: fused block
-        std::vector<size_t> order_fused;
-        ptx::BlockId next = 0;
-        for (ptx::BlockId b = 0; b < n; ++b) {
-            if (removed(b)) continue;
-            new_id[b] = next++;
-            order.push_back(b);
-            order_fused.push_back(0);
-            if (b != c_.header) continue;
-            for (size_t k = 0; k < c_.pairs.size(); ++k) {
-                fused_id[k] = next++;
-                order.push_back(std::nullopt);
-                order_fused.push_back(k);
-            }
-        }
+    // Where the blocks go: the kept blocks in their order, the fused blocks right after the
+    // header.
+    struct NewOrder {
+        std::vector<ptx::BlockId> new_id;   // per old block; BlockId(-1) for a removed one
+        std::vector<ptx::BlockId> fused_id; // per pair
         std::map<ptx::BlockId, size_t> pair_of_a;
-        for (size_t k = 0; k < c_.pairs.size(); ++k)
-            pair_of_a[c_.pairs[k].a] = k;
-        const auto target = [&](ptx::BlockId old) -> ptx::BlockId {
-            if (old == c_.join) return new_id[old];
-            if (old >= n) return ptx::BlockId(next); // the virtual exit of the new CFG
-            return ptx::BlockId(fused_id[pair_of_a.at(old)]);
-        };
+        ptx::BlockId size = 0; // also the virtual exit of the new CFG
+    };
 
-        Fused result;
-        result.cfg.blocks.resize(next);
-        std::vector<std::string> labels(next);
-        for (ptx::BlockId b = 0; b < n; ++b)
-            if (!removed(b)) labels[new_id[b]] = cfg_.blocks[b].label();
-        const auto label_of = [&](ptx::BlockId nb) {
-            if (labels[nb].empty()) labels[nb] = f_.new_label("fuse");
-            return labels[nb];
-        };
-
-        // Kept blocks: as they were, edges renumbered; the header loses its branch.
-        const ptx::BlockId exit_new = next;
+    NewOrder new_order() const {
+        const size_t n = cfg_.blocks.size();
+        NewOrder order;
+        order.new_id.assign(n, ptx::BlockId(-1));
+        order.fused_id.resize(c_.pairs.size());
         for (ptx::BlockId b = 0; b < n; ++b) {
-            if (removed(b)) continue;
-            result.cfg.blocks[new_id[b]] = cfg_.blocks[b];
-            if (b == c_.header) continue;
-            for (const auto& e : cfg_.edges)
-                if (e.from == b)
-                    result.cfg.edges.push_back(
-                        {new_id[b], e.to >= n ? exit_new : new_id[e.to], e.kind});
+            if (std::binary_search(c_.removed.begin(), c_.removed.end(), b)) continue;
+            order.new_id[b] = order.size++;
+            if (b != c_.header) continue;
+            for (auto& id : order.fused_id)
+                id = order.size++;
         }
-        auto& header = result.cfg.blocks[new_id[c_.header]].statements;
-        for (size_t i = header.size(); i-- > 0;)
-            if (std::holds_alternative<Instruction>(header[i])) {
-                header.erase(header.begin() + ptrdiff_t(i));
+        for (size_t k = 0; k < c_.pairs.size(); ++k)
+            order.pair_of_a[c_.pairs[k].a] = k;
+        return order;
+    }
+
+    // Where a branch of the fused blocks leads that led to `old` in arm A.
+    ptx::BlockId target(const NewOrder& order, ptx::BlockId old) const {
+        if (old == c_.join) return order.new_id[old];
+        if (old >= cfg_.blocks.size()) return order.size;
+        return order.fused_id[order.pair_of_a.at(old)];
+    }
+
+    std::optional<Fused> assemble(std::vector<std::vector<ptx::Statement>> bodies) {
+        const NewOrder order = new_order();
+        Fused result;
+        result.kept.assign(order.size, Fused::kMade);
+        for (ptx::BlockId b = 0; b < cfg_.blocks.size(); ++b)
+            if (order.new_id[b] != ptx::BlockId(-1) && b != c_.header)
+                result.kept[order.new_id[b]] = b;
+        result.made[order.new_id[c_.header]] = header_without_branch();
+        for (const auto id : order.fused_id)
+            result.made[id] = {};
+        add_kept_edges(order, result.edges);
+        result.edges.push_back(
+            {order.new_id[c_.header], order.fused_id[0], ptx::EdgeKind::FallThrough});
+        std::map<ptx::BlockId, std::string> labels; // of the blocks the fused blocks branch to
+        for (size_t k = 0; k < c_.pairs.size(); ++k)
+            add_fused_block(k, std::move(bodies[k]), order, result, labels);
+        if (failed_) return std::nullopt;
+        for (const auto& [nb, label] : labels)
+            if (label != current_label(result, nb)) result.added_labels[nb] = label;
+        measure(result, order);
+        result.registers = temporaries_;
+        result.matched = matched_;
+        result.selects = selects_;
+        result.copies = copies_;
+        return result;
+    }
+
+    // The header loses its branch and gains what the fused blocks need computed first.
+    ptx::BasicBlock header_without_branch() {
+        ptx::BasicBlock header = cfg_.blocks[c_.header];
+        auto& statements = header.statements;
+        for (size_t i = statements.size(); i-- > 0;)
+            if (std::holds_alternative<Instruction>(statements[i])) {
+                statements.erase(statements.begin() + ptrdiff_t(i));
                 break;
             }
         if (redefined_selector_)
@@ -795,60 +923,49 @@ private:
                 make_instruction(c_.selector.negated ? "not" : "mov", {".pred"},
                                  {reg(sel_.predicate), reg(c_.selector.predicate)}));
         for (auto& i : header_code_)
-            header.push_back(std::move(i));
-        result.cfg.edges.push_back(
-            {new_id[c_.header], ptx::BlockId(fused_id[0]), ptx::EdgeKind::FallThrough});
-
-        // Fused blocks.
-        for (size_t k = 0; k < c_.pairs.size(); ++k) {
-            auto& statements = result.cfg.blocks[fused_id[k]].statements;
-            statements = std::move(bodies[k]);
-            const auto exits = arm_exits(cfg_, c_.pairs[k].a, c_.join);
-            const auto guard = branch_guard(k, statements);
-            const auto from = ptx::BlockId(fused_id[k]);
-            if (guard) {
-                const auto taken = target(exits->taken);
-                statements.push_back(
-                    make_instruction("bra", {}, {label_ref(label_of(taken))}, *guard));
-                result.cfg.edges.push_back({from, taken, ptx::EdgeKind::Taken});
-                result.cfg.edges.push_back({from, target(exits->fall), ptx::EdgeKind::FallThrough});
-            } else {
-                result.cfg.edges.push_back(
-                    {from, target(exits->taken), ptx::EdgeKind::FallThrough});
-            }
-        }
-        if (failed_) return std::nullopt;
-        for (ptx::BlockId nb = 0; nb < next; ++nb) {
-            auto& block = result.cfg.blocks[nb];
-            if (!labels[nb].empty() && block.label() != labels[nb])
-                block.statements.insert(block.statements.begin(), ptx::Label{labels[nb], {}});
-        }
-        std::stable_sort(result.cfg.edges.begin(), result.cfg.edges.end(),
-                         [](const ptx::CfgEdge& x, const ptx::CfgEdge& y) {
-                             if (x.from != y.from) return x.from < y.from;
-                             return x.kind == ptx::EdgeKind::Taken &&
-                                    y.kind == ptx::EdgeKind::FallThrough;
-                         });
-        measure(result, fused_id, new_id);
-        result.registers = temporaries_;
-        result.matched = matched_;
-        result.selects = selects_;
-        result.copies = copies_;
-        return result;
+            statements.push_back(std::move(i));
+        return header;
     }
 
-    static int instructions(const ptx::BasicBlock& block) {
-        int count = 0;
-        ptx::for_each_instruction(block.statements, [&](const Instruction&) { ++count; });
-        return count;
+    // The edges of the kept blocks but the header, renumbered.
+    void add_kept_edges(const NewOrder& order, std::vector<ptx::CfgEdge>& edges) const {
+        for (const auto& e : cfg_.edges) {
+            const ptx::BlockId from = order.new_id[e.from];
+            if (from == ptx::BlockId(-1) || e.from == c_.header) continue;
+            edges.push_back(
+                {from, e.to >= cfg_.blocks.size() ? order.size : order.new_id[e.to], e.kind});
+        }
     }
 
-    // A block's instructions plus the jump layout() adds where its fall-through is not next.
-    static int issued(const ptx::Cfg& cfg, ptx::BlockId b) {
-        int count = instructions(cfg.blocks[b]);
-        for (const auto& e : cfg.edges)
-            if (e.from == b && e.kind == ptx::EdgeKind::FallThrough && e.to != b + 1) ++count;
-        return count;
+    void add_fused_block(size_t k, std::vector<ptx::Statement> statements, const NewOrder& order,
+                         Fused& result, std::map<ptx::BlockId, std::string>& labels) {
+        const auto& exits = c_.pairs[k].a_exits;
+        const auto guard = branch_guard(k, statements);
+        const ptx::BlockId from = order.fused_id[k];
+        if (guard) {
+            const auto taken = target(order, exits.taken);
+            statements.push_back(
+                make_instruction("bra", {}, {label_ref(label_of(taken, result, labels))}, *guard));
+            result.edges.push_back({from, taken, ptx::EdgeKind::Taken});
+            result.edges.push_back({from, target(order, exits.fall), ptx::EdgeKind::FallThrough});
+        } else {
+            result.edges.push_back({from, target(order, exits.taken), ptx::EdgeKind::FallThrough});
+        }
+        result.made.at(from).statements = std::move(statements);
+    }
+
+    std::string current_label(const Fused& result, ptx::BlockId nb) const {
+        const ptx::BlockId kept = result.kept[nb];
+        return kept != Fused::kMade ? cfg_.blocks[kept].label() : result.made.at(nb).label();
+    }
+
+    // The label of a block that a fused block branches to, a new one where it has none.
+    std::string label_of(ptx::BlockId nb, const Fused& result,
+                         std::map<ptx::BlockId, std::string>& labels) {
+        auto [it, first] = labels.try_emplace(nb);
+        if (first) it->second = current_label(result, nb);
+        if (it->second.empty()) it->second = f_.new_label("fuse");
+        return it->second;
     }
 
     // gain: one pass through the construct by a warp split at the header, both lane groups
@@ -856,15 +973,20 @@ private:
     // every lane runs the one fused block, so a pass by one arm's lanes alone is the worst case;
     // with more, lanes of either arm may run any fused block, so each is charged against the
     // cheaper of its two blocks.
-    void measure(Fused& result, const std::vector<size_t>& fused_id,
-                 const std::vector<ptx::BlockId>& new_id) const {
+    void measure(Fused& result, const NewOrder& order) const {
+        const auto jumps = layout_jumps(result.edges, result.kept.size());
+        const auto issued = [&](ptx::BlockId nb) {
+            const ptx::BlockId kept = result.kept[nb];
+            return jumps[nb] + (kept != Fused::kMade ? costs_.instructions(kept)
+                                                     : instruction_count(result.made.at(nb)));
+        };
         const auto materialised = int(header_code_.size());
         const int header_a = 1 + c_.jumps_into_a - materialised;
         const int header_b = 1 + c_.jumps_into_b - materialised;
         int gain = header_a + header_b - (1 - materialised), loss = 0;
         if (c_.pairs.size() == 1) {
             const auto& p = c_.pairs[0];
-            const int fused = issued(result.cfg, ptx::BlockId(fused_id[0]));
+            const int fused = issued(order.fused_id[0]);
             gain += p.original_a_cost + p.original_b_cost - fused;
             loss = std::max(fused - p.original_a_cost - header_a,
                             fused - p.original_b_cost - header_b);
@@ -872,45 +994,93 @@ private:
             loss = -std::min(header_a, header_b);
             for (size_t k = 0; k < c_.pairs.size(); ++k) {
                 const auto& p = c_.pairs[k];
-                const int fused = issued(result.cfg, ptx::BlockId(fused_id[k]));
+                const int fused = issued(order.fused_id[k]);
                 gain += p.original_a_cost + p.original_b_cost - fused;
                 loss += std::max(0, fused - std::min(p.original_a_cost, p.original_b_cost));
             }
         }
         // A kept block whose fall-through is no longer next pays a jump.
         for (ptx::BlockId b = 0; b < cfg_.blocks.size(); ++b)
-            if (new_id[b] != ptx::BlockId(-1) && b != c_.header)
-                if (issued(result.cfg, new_id[b]) > issued(cfg_, b)) ++loss, --gain;
+            if (order.new_id[b] != ptx::BlockId(-1) && b != c_.header)
+                if (issued(order.new_id[b]) > costs_.issued(b)) ++loss, --gain;
         result.divergent_gain = gain;
         result.uniform_loss = loss;
-        for (ptx::BlockId b = 0; b < cfg_.blocks.size(); ++b)
-            result.instructions_before += issued(cfg_, b);
-        for (ptx::BlockId b = 0; b < result.cfg.blocks.size(); ++b)
-            result.instructions_after += issued(result.cfg, b);
+        result.instructions_before = costs_.total();
+        for (ptx::BlockId nb = 0; nb < result.kept.size(); ++nb)
+            result.instructions_after += issued(nb);
     }
 };
 
+// More gain, then less uniform loss, then fewer instructions.
+bool better(const Fused& x, const Fused& y) {
+    if (x.divergent_gain != y.divergent_gain) return x.divergent_gain > y.divergent_gain;
+    if (x.uniform_loss != y.uniform_loss) return x.uniform_loss < y.uniform_loss;
+    return x.instructions_after < y.instructions_after;
+}
+
+std::optional<Fused> not_made(std::string& why) {
+    why = "it cannot gain more than the meld to beat";
+    return std::nullopt;
+}
+
 } // namespace
 
+IssueCosts::IssueCosts(const ptx::Cfg& cfg)
+    : instructions_(cfg.blocks.size()), jumps_(layout_jumps(cfg.edges, cfg.blocks.size())) {
+    for (ptx::BlockId b = 0; b < cfg.blocks.size(); ++b) {
+        instructions_[b] = instruction_count(cfg.blocks[b]);
+        total_ += issued(b);
+    }
+}
+
 std::optional<Fused> meld(passes::FunctionUnit& function, const Construct& construct,
-                          const Liveness& liveness, const RegisterTypes& types,
-                          const MeldOptions& options, std::string& why) {
-    MeldOptions once = options;
-    once.refine = false;
-    auto first = Melder(function, construct, liveness, types, once).run(why);
-    if (!options.refine) return first;
+                          const FunctionFacts& facts, const MeldOptions& options,
+                          std::string& why) {
+    Melder planned(function, construct, facts, options.gap);
+    // A meld that cannot gain more than MeldOptions::to_beat is not made, where making it would
+    // take no names from the function.
+    const bool may_skip = options.to_beat && !planned.takes_labels();
+    const auto cannot_beat = [&](int bound) { return bound <= *options.to_beat; };
+    if (may_skip && cannot_beat(planned.gain_bound_before_planning())) return not_made(why);
+    planned.plan();
+    if (!options.refine) {
+        if (may_skip && cannot_beat(planned.gain_bound())) return not_made(why);
+        return planned.emit(why);
+    }
+    Melder refining = planned; // the second plan starts from the first
+    refining.refine();
+    if (may_skip && cannot_beat(std::max(planned.gain_bound(), refining.gain_bound())))
+        return not_made(why);
+    auto first = planned.emit(why);
     std::string why_refined;
-    auto refined = Melder(function, construct, liveness, types, options).run(why_refined);
+    auto refined = refining.emit(why_refined);
     if (!first) {
         why = why_refined;
         return refined;
     }
-    const auto better = [](const Fused& x, const Fused& y) {
-        if (x.divergent_gain != y.divergent_gain) return x.divergent_gain > y.divergent_gain;
-        if (x.uniform_loss != y.uniform_loss) return x.uniform_loss < y.uniform_loss;
-        return x.instructions_after < y.instructions_after;
-    };
-    return refined && better(*refined, *first) ? refined : first;
+    if (refined && better(*refined, *first)) return refined;
+    return first;
+}
+
+ptx::Cfg fused_cfg(Fused&& fused, ptx::Cfg&& melded) {
+    ptx::Cfg cfg;
+    cfg.blocks.reserve(fused.kept.size());
+    for (ptx::BlockId nb = 0; nb < fused.kept.size(); ++nb) {
+        const ptx::BlockId kept = fused.kept[nb];
+        auto& statements = cfg.blocks
+                               .emplace_back(kept != Fused::kMade ? std::move(melded.blocks[kept])
+                                                                  : std::move(fused.made.at(nb)))
+                               .statements;
+        if (const auto label = fused.added_labels.find(nb); label != fused.added_labels.end())
+            statements.insert(statements.begin(), ptx::Label{label->second, {}});
+    }
+    cfg.edges = std::move(fused.edges);
+    std::stable_sort(
+        cfg.edges.begin(), cfg.edges.end(), [](const ptx::CfgEdge& x, const ptx::CfgEdge& y) {
+            if (x.from != y.from) return x.from < y.from;
+            return x.kind == ptx::EdgeKind::Taken && y.kind == ptx::EdgeKind::FallThrough;
+        });
+    return cfg;
 }
 
 } // namespace cfr::fusion

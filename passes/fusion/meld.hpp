@@ -38,8 +38,40 @@ private:
     std::map<std::string, std::pair<uint32_t, std::string>> ranges_; // %r<N>: stem -> (N, type)
 };
 
+// What one pass through each block of a CFG issues, in warp instructions: the block's
+// instructions, plus the jump layout() adds where its fall-through is not the next block.
+class IssueCosts {
+public:
+    explicit IssueCosts(const ptx::Cfg& cfg);
+    int instructions(ptx::BlockId block) const { return instructions_[block]; }
+    int issued(ptx::BlockId block) const { return instructions_[block] + jumps_[block]; }
+    int total() const { return total_; }
+
+private:
+    std::vector<int> instructions_;
+    std::vector<int> jumps_;
+    int total_ = 0;
+};
+
+// What melding reads about a function, computed once for all of its constructs.
+struct FunctionFacts {
+    explicit FunctionFacts(const ptx::Cfg& cfg)
+        : liveness(register_liveness(cfg)), types(cfg), costs(cfg) {}
+
+    Liveness liveness;
+    RegisterTypes types;
+    IssueCosts costs;
+};
+
 struct Fused {
-    ptx::Cfg cfg; // the function's CFG with the construct fused
+    // The function's CFG with the construct fused, as a change to the melded CFG (fused_cfg()
+    // makes it). Per block of the new order, the melded CFG's block it keeps as it was, or kMade
+    // for a block made anew: the header, which lost its branch, or a fused block.
+    static constexpr ptx::BlockId kMade = ptx::BlockId(-1);
+    std::vector<ptx::BlockId> kept;
+    std::map<ptx::BlockId, ptx::BasicBlock> made;     // by new id
+    std::map<ptx::BlockId, std::string> added_labels; // put before a block's statements, by new id
+    std::vector<ptx::CfgEdge> edges;                  // every edge, not yet sorted
     // Registers to declare, by the placeholder names the CFG uses for them, and their types.
     std::vector<std::pair<std::string, std::string>> registers;
     int divergent_gain = 0; // instructions saved when the warp splits at the header
@@ -55,12 +87,17 @@ struct MeldOptions {
     // Also align a second time with the registers the first plan shares known, and keep the
     // better of the two melds.
     bool refine = true;
+    // Where set, a meld whose alignments show that it cannot gain more than this is not made
+    // (nullopt), unless making it would take new label names from the function.
+    std::optional<int> to_beat;
 };
 
 // Melds the construct (the better of the melds MeldOptions asks for). nullopt, with `why`, where an
-// operand cannot be selected.
+// operand cannot be selected or the meld cannot beat MeldOptions::to_beat.
 std::optional<Fused> meld(passes::FunctionUnit& function, const Construct& construct,
-                          const Liveness& liveness, const RegisterTypes& types,
-                          const MeldOptions& options, std::string& why);
+                          const FunctionFacts& facts, const MeldOptions& options, std::string& why);
+
+// The CFG a meld describes; the kept blocks are moved out of `melded`, the CFG it melded.
+ptx::Cfg fused_cfg(Fused&& fused, ptx::Cfg&& melded);
 
 } // namespace cfr::fusion
