@@ -2,7 +2,8 @@
 # and for every tool, test and benchmark that uses them. libcfrjit.so must load where only glibc
 # and a driver exist, so they are compiled the way the shim needs them:
 #   - position-independent, with hidden visibility (interpose/exports.map decides what is exported);
-#   - fmt header-only (no libfmt.so), through their PUBLIC link to fmt::fmt-header-only;
+#   - fmt compiled in, once (no libfmt.so), through their PUBLIC link to cfrjit_fmt
+#     (cmake/fmt_library.cmake);
 #   - lz4 and zstd (fatbin payloads) from their static archives: cfrjit_compression.
 find_library(CFRJIT_LZ4_STATIC NAMES liblz4.a REQUIRED)
 find_library(CFRJIT_ZSTD_STATIC NAMES libzstd.a REQUIRED)

@@ -1,8 +1,9 @@
-// Creating the logger; falls back to stderr when the log file cannot be opened.
+// The logger's spdlog side; falls back to stderr when the log file cannot be opened.
 #include "runtime/log.hpp"
 
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
 
 namespace cfr::runtime {
 
@@ -28,7 +29,11 @@ spdlog::level::level_enum to_spdlog(LogLevel level) {
 
 } // namespace
 
-std::shared_ptr<spdlog::logger> make_logger(const Config& config) {
+struct Logger::Sink {
+    std::shared_ptr<spdlog::logger> logger;
+};
+
+Logger::Logger(const Config& config) : sink_(std::make_unique<Sink>()), level_(config.log_level) {
     spdlog::sink_ptr sink;
     std::string problem;
     if (!config.log_file.empty()) {
@@ -39,13 +44,18 @@ std::shared_ptr<spdlog::logger> make_logger(const Config& config) {
         }
     }
     if (!sink) sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-    auto logger = std::make_shared<spdlog::logger>("cfrjit", sink);
-    logger->set_pattern("cfrjit %l: %v");
-    logger->set_level(to_spdlog(config.log_level));
-    logger->flush_on(spdlog::level::trace);
+    sink_->logger = std::make_shared<spdlog::logger>("cfrjit", sink);
+    sink_->logger->set_pattern("cfrjit %l: %v");
+    sink_->logger->set_level(to_spdlog(config.log_level));
+    sink_->logger->flush_on(spdlog::level::trace);
     if (!problem.empty())
-        logger->warn("CFRJIT_LOG_FILE={}: {}; logging to stderr", config.log_file, problem);
-    return logger;
+        warn("CFRJIT_LOG_FILE={}: {}; logging to stderr", config.log_file, problem);
+}
+
+Logger::~Logger() = default;
+
+void Logger::write(LogLevel level, std::string_view message) {
+    sink_->logger->log(to_spdlog(level), "{}", message);
 }
 
 } // namespace cfr::runtime

@@ -1,14 +1,47 @@
-// The shim's logger: lines "cfrjit <level>: message" on stderr or in CFRJIT_LOG_FILE.
+// The shim's logger: lines "cfrjit <level>: message" on stderr or in CFRJIT_LOG_FILE. spdlog does
+// the writing, behind this class, so that only log.cpp compiles spdlog.
 #pragma once
 
 #include "runtime/config.hpp"
 
-#include <spdlog/spdlog.h>
+#include <fmt/format.h>
 
 #include <memory>
+#include <string>
+#include <string_view>
 
 namespace cfr::runtime {
 
-std::shared_ptr<spdlog::logger> make_logger(const Config& config);
+class Logger {
+public:
+    explicit Logger(const Config& config);
+    ~Logger();
+    Logger(const Logger&) = delete;
+    Logger& operator=(const Logger&) = delete;
+
+    template <typename... Args>
+    void info(fmt::format_string<Args...> f, Args&&... args) {
+        if (enabled(LogLevel::Info))
+            write(LogLevel::Info, fmt::format(f, std::forward<Args>(args)...));
+    }
+    template <typename... Args>
+    void warn(fmt::format_string<Args...> f, Args&&... args) {
+        if (enabled(LogLevel::Warn))
+            write(LogLevel::Warn, fmt::format(f, std::forward<Args>(args)...));
+    }
+    template <typename... Args>
+    void error(fmt::format_string<Args...> f, Args&&... args) {
+        if (enabled(LogLevel::Error))
+            write(LogLevel::Error, fmt::format(f, std::forward<Args>(args)...));
+    }
+
+    bool enabled(LogLevel level) const { return level >= level_ && level_ != LogLevel::Off; }
+    void write(LogLevel level, std::string_view message);
+
+private:
+    struct Sink;
+    std::unique_ptr<Sink> sink_;
+    LogLevel level_;
+};
 
 } // namespace cfr::runtime

@@ -57,12 +57,12 @@ Session::Session(const Getenv& getenv) {
     try {
         config_ = read_config(getenv);
         enabled_ = !config_.disabled;
-        log_ = make_logger(config_);
+        log_ = std::make_unique<Logger>(config_);
         if (config_.policy == Policy::Adaptive) start_adaptive();
     } catch (const std::exception& e) {
         enabled_ = false;
         config_ = Config{};
-        log_ = make_logger(config_);
+        log_ = std::make_unique<Logger>(config_);
         log_->error("{}; the shim is disabled, the program runs unchanged", e.what());
     }
 }

@@ -7,11 +7,10 @@
 #include "runtime/cache.hpp"
 #include "runtime/config.hpp"
 #include "runtime/divergence_map.hpp"
+#include "runtime/log.hpp"
 #include "runtime/stats.hpp"
 #include "runtime/timing.hpp"
 #include "runtime/variants.hpp"
-
-#include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <map>
@@ -52,7 +51,7 @@ public:
 
     bool enabled() const { return enabled_; }
     const Config& config() const { return config_; }
-    spdlog::logger& log() { return *log_; }
+    Logger& log() { return *log_; }
 
     // ---- modules
     // Decides what the driver gets for an image: the rewritten image, or the image unchanged.
@@ -147,7 +146,7 @@ private:
 
     bool enabled_ = true;
     Config config_;
-    std::shared_ptr<spdlog::logger> log_;
+    std::unique_ptr<Logger> log_;
 
     std::mutex cache_mutex_;
     bool cache_tried_ = false;

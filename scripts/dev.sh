@@ -6,6 +6,17 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${CFRJIT_BUILD_DIR:-$root/build}
 jobs=${CFRJIT_JOBS:-$(nproc)}
 
+# stage NAME COMMAND...: runs COMMAND. With CFRJIT_STAGE_TIMES set (.ci/run sets it), writes
+# "begin<TAB>NAME<TAB>epoch seconds" before and "end<TAB>NAME<TAB>epoch seconds" after to that
+# file, so that each stage's wall time can be shown, the one that failed included.
+stage() {
+    local name=$1
+    shift
+    [ -z "${CFRJIT_STAGE_TIMES:-}" ] || printf 'begin\t%s\t%s\n' "$name" "$(date +%s)" >>"$CFRJIT_STAGE_TIMES"
+    "$@"
+    [ -z "${CFRJIT_STAGE_TIMES:-}" ] || printf 'end\t%s\t%s\n' "$name" "$(date +%s)" >>"$CFRJIT_STAGE_TIMES"
+}
+
 usage() {
     cat <<'EOT'
 usage: scripts/dev.sh COMMAND
@@ -57,14 +68,14 @@ configure() {
 }
 
 build() {
-    deps
-    configure "$build"
-    cmake --build "$build" -j "$jobs"
+    stage "packages" deps
+    stage "configure" configure "$build"
+    stage "build" cmake --build "$build" -j "$jobs"
 }
 
 run_tests() {
     build
-    ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
+    stage "tests" ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
 }
 
 # The sanitizer jobs (docs/building.md, "Sanitizer builds"). The first finding fails the test.
@@ -96,17 +107,19 @@ asan_random_graphs=100
 # runtimes).
 asan_job() {
     echo "== ASan + UBSan: $asan_build"
-    configure "$asan_build" -DCFRJIT_SANITIZE=address,undefined "${sanitizer_flags[@]}"
-    cmake --build "$asan_build" -j "$jobs"
+    stage "ASan + UBSan: configure" configure "$asan_build" -DCFRJIT_SANITIZE=address,undefined \
+        "${sanitizer_flags[@]}"
+    stage "ASan + UBSan: build" cmake --build "$asan_build" -j "$jobs"
     echo "== ASan + UBSan: unit tests and the random differential tester, with leak detection"
     local leak_env=(ASAN_OPTIONS="$asan_options:detect_leaks=1" UBSAN_OPTIONS="$ubsan_options"
         LSAN_OPTIONS="suppressions=$suppressions/lsan.supp:print_suppressions=0")
-    env "${leak_env[@]}" ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" -L unit \
-        -E "$asan_unit_excluded" "$@"
-    env "${leak_env[@]}" "$asan_build/tools/cfr-synth/cfr-synth" random --seed 20240607 \
+    stage "ASan + UBSan: unit tests" env "${leak_env[@]}" ctest --test-dir "$asan_build" \
+        --output-on-failure -j "$jobs" -L unit -E "$asan_unit_excluded" "$@"
+    stage "ASan + UBSan: random graphs" env "${leak_env[@]}" \
+        "$asan_build/tools/cfr-synth/cfr-synth" random --seed 20240607 \
         --count "$asan_random_graphs" --quiet
     echo "== ASan + UBSan: programs on the instrumented driver and shim"
-    LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
+    stage "ASan + UBSan: programs" env LD_PRELOAD="$(gcc -print-file-name=libasan.so)" \
         ASAN_OPTIONS="$asan_options:detect_leaks=0:verify_asan_link_order=0" \
         UBSAN_OPTIONS="$ubsan_options" CFRJIT_TEST_RUNS_MAX=1 \
         ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" -LE 'unit|fuzz|install' \
@@ -117,14 +130,16 @@ asan_job() {
 # with only what they need built.
 tsan_job() {
     echo "== TSan: $tsan_build"
-    configure "$tsan_build" -DCFRJIT_SANITIZE=thread "${sanitizer_flags[@]}"
-    cmake --build "$tsan_build" -j "$jobs" --target test_shim cfrjit_concurrency_app cfrjit_shim cfrjit_cuda
-    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$suppressions/tsan.supp" \
+    stage "TSan: configure" configure "$tsan_build" -DCFRJIT_SANITIZE=thread "${sanitizer_flags[@]}"
+    stage "TSan: build" cmake --build "$tsan_build" -j "$jobs" --target test_shim \
+        cfrjit_concurrency_app cfrjit_shim cfrjit_cuda
+    stage "TSan: concurrency tests" env \
+        TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$suppressions/tsan.supp" \
         ctest --test-dir "$tsan_build" --output-on-failure -j "$jobs" -R 'concurrency: ' "$@"
 }
 
 test_sanitizers() {
-    deps
+    stage "packages (sanitizers)" deps
     asan_job "$@"
     tsan_job "$@"
 }
