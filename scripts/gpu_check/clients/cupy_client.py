@@ -2,9 +2,9 @@
 (a per-lane loop, divergent) and an ElementwiseKernel with a branch, both compiled to PTX so that
 the shim rewrites them, random numbers from cuRAND (cupy.random), and a scan. Writes every result to OUT.npz and each part's status to
 OUT.json; exit status 42 when CuPy or its GPU cannot be used here."""
-import json
 import sys
-import traceback
+
+import parts as client_parts
 
 COLLATZ = r"""
 extern "C" __global__ void collatz(const unsigned* start, unsigned* steps, int n) {
@@ -40,7 +40,7 @@ def compile_to_ptx():
 def main(out):
     try:
         import cupy as cp
-        import numpy as np
+        import numpy  # noqa: F401 - the results are written with it
     except Exception as e:
         print(f"unavailable: cannot import cupy: {e}")
         return 42
@@ -73,22 +73,14 @@ def main(out):
 
     parts = {"rawkernel": raw, "random": random, "elementwise": elementwise,
              "reduction": reduction}
-    arrays, status = {}, {"cupy": cp.__version__, "ptx": compile_to_ptx(), "parts": {}}
-    for name, part in parts.items():
-        try:
-            arrays[name] = cp.asnumpy(part())
-            cp.cuda.runtime.deviceSynchronize()
-            status["parts"][name] = {"ok": True, "shape": list(arrays[name].shape)}
-            print(f"{name}: sum {float(arrays[name].astype(np.float64).sum()):.6e}")
-        except Exception as e:
-            status["parts"][name] = {"error": f"{type(e).__name__}: {e}"[:500]}
-            print(f"{name}: FAILED {type(e).__name__}: {e}")
-            traceback.print_exc()
-    np.savez(out + ".npz", **arrays)
-    with open(out + ".json", "w") as f:
-        json.dump(status, f, indent=1)
-    return 0 if all("error" not in p for p in status["parts"].values()) else 1
+    status = {"cupy": cp.__version__, "ptx": compile_to_ptx(), "parts": {}}
 
+    def to_numpy(a):
+        host = cp.asnumpy(a)
+        cp.cuda.runtime.deviceSynchronize()
+        return host
+
+    return client_parts.run(parts, to_numpy, status, out)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1]))

@@ -2,14 +2,14 @@
 a softmax and a torch.where (PyTorch's own kernels), and, where Triton is there, a small
 torch.compile'd function (Inductor's Triton kernels). Writes every result to OUT.npz and each
 part's status to OUT.json; exit status 42 when PyTorch or its GPU cannot be used here."""
-import json
 import sys
-import traceback
+
+import parts as client_parts
 
 
 def main(out):
     try:
-        import numpy as np
+        import numpy  # noqa: F401 - the results are written with it
         import torch
     except Exception as e:  # not installed, or broken: not a failure of the check
         print(f"unavailable: cannot import torch: {e}")
@@ -35,29 +35,18 @@ def main(out):
         "where": lambda: where(a, b),
         "compile": lambda: torch.compile(fused)(a, b),
     }
-    arrays, status = {}, {"torch": torch.__version__, "device": torch.cuda.get_device_name(),
-                          "parts": {}}
-    for name, part in parts.items():
-        if name == "compile":
-            try:
-                import triton  # noqa: F401
-            except Exception as e:
-                status["parts"][name] = {"skipped": f"no Triton: {e}"}
-                continue
-        try:
-            arrays[name] = part().float().cpu().numpy()
-            torch.cuda.synchronize()
-            status["parts"][name] = {"ok": True, "shape": list(arrays[name].shape)}
-            print(f"{name}: sum {float(arrays[name].astype(np.float64).sum()):.6e}")
-        except Exception as e:
-            status["parts"][name] = {"error": f"{type(e).__name__}: {e}"[:500]}
-            print(f"{name}: FAILED {type(e).__name__}: {e}")
-            traceback.print_exc()
-    np.savez(out + ".npz", **arrays)
-    with open(out + ".json", "w") as f:
-        json.dump(status, f, indent=1)
-    return 0 if all("error" not in p for p in status["parts"].values()) else 1
+    status = {"torch": torch.__version__, "device": torch.cuda.get_device_name(), "parts": {}}
+    try:
+        import triton  # noqa: F401
+    except Exception as e:
+        status["parts"]["compile"] = {"skipped": f"no Triton: {e}"}
 
+    def to_numpy(t):
+        host = t.float().cpu().numpy()
+        torch.cuda.synchronize()
+        return host
+
+    return client_parts.run(parts, to_numpy, status, out)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1]))
