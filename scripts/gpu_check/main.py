@@ -20,7 +20,7 @@ import programs
 import replay
 import tools
 from budget import Budget
-from clients import Clients
+from client_phase import Clients
 from phases import Check
 from progress import elapsed, say
 from runner import Platform

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import configs
 import programs
 import tools
-from clients import UNAVAILABLE, Clients
+from client_phase import UNAVAILABLE, Clients
 from configs import Config, NATIVE
 
 
