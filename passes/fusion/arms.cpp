@@ -14,10 +14,20 @@
 namespace cfr::fusion {
 namespace {
 
+// Where a walk over jump-only blocks stops: at the join, and at the inner joins where given.
+struct JumpStop {
+    ptx::BlockId join = 0;
+    const std::vector<bool>* inner_join = nullptr; // per block
+
+    bool operator()(ptx::BlockId b) const { return b == join || (inner_join && (*inner_join)[b]); }
+};
+
+// Where control goes from `block` on, jump-only blocks skipped (and listed in `jumps`) up to
+// `stop`.
 ptx::BlockId skip_jumps(const ptx::Cfg& cfg, const std::vector<RawExits>& raw, ptx::BlockId block,
-                        ptx::BlockId stop, std::vector<ptx::BlockId>* jumps) {
+                        const JumpStop& stop, std::vector<ptx::BlockId>* jumps) {
     for (size_t steps = 0; steps < cfg.blocks.size(); ++steps) {
-        if (block >= cfg.blocks.size() || block == stop || !is_jump_only(cfg.blocks[block]))
+        if (block >= cfg.blocks.size() || stop(block) || !is_jump_only(cfg.blocks[block]))
             return block;
         if (jumps) jumps->push_back(block);
         const auto next = raw[block].taken;
@@ -30,7 +40,7 @@ ptx::BlockId skip_jumps(const ptx::Cfg& cfg, const std::vector<RawExits>& raw, p
 // The exits of a block with jump-only blocks skipped up to `stop` (and listed in `jumps`); nullopt
 // for a block that ends in anything but bra or a fall-through.
 std::optional<ArmExits> arm_exits(const ptx::Cfg& cfg, const std::vector<RawExits>& raw,
-                                  ptx::BlockId block, ptx::BlockId stop,
+                                  ptx::BlockId block, const JumpStop& stop,
                                   std::vector<ptx::BlockId>* jumps) {
     const auto* t = cfg.blocks[block].terminator();
     if (t && t->control() != ptx::ControlKind::Branch) return std::nullopt;
@@ -116,8 +126,8 @@ public:
         c_.join = f_.post_dominators().idom[c_.header];
         if (c_.join >= n_) return "the branch reconverges only at the function's exit";
         std::vector<ptx::BlockId> into_a, into_b;
-        const auto entry_a = skip_jumps(cfg_, raw_, *header_exits.taken, c_.join, &into_a);
-        const auto entry_b = skip_jumps(cfg_, raw_, *header_exits.fall, c_.join, &into_b);
+        const auto entry_a = skip_jumps(cfg_, raw_, *header_exits.taken, at_join(), &into_a);
+        const auto entry_b = skip_jumps(cfg_, raw_, *header_exits.fall, at_join(), &into_b);
         if (entry_a == c_.join || entry_b == c_.join) return "an arm is empty";
         if (entry_a >= n_ || entry_b >= n_) return "an arm leaves the function";
         if (entry_a == entry_b) return "both sides lead to the same block";
@@ -129,6 +139,8 @@ public:
         if (auto why = collect(entry_b, c_.region_b, jumps_b_); !why.empty()) return why;
         if (auto why = single_entry(); !why.empty()) return why;
         if (auto why = pair_up(entry_a, entry_b); !why.empty()) return why;
+        find_inner_joins();
+        list_in_fused_order(entry_a);
         for (auto* list : {&c_.region_a, &c_.region_b, &jumps_a_, &jumps_b_})
             c_.removed.insert(c_.removed.end(), list->begin(), list->end());
         std::sort(c_.removed.begin(), c_.removed.end());
@@ -144,6 +156,12 @@ private:
     size_t max_blocks_;
     Construct c_;
     std::vector<ptx::BlockId> jumps_a_, jumps_b_;
+    std::vector<ptx::BlockId> partner_a_; // per block of arm A, its pair in arm B
+    std::vector<bool> flipped_;           // per block of arm A, BlockPair::flipped
+    std::vector<bool> inner_join_;        // per block, whether it is an inner join of arm A
+
+    JumpStop at_join() const { return {c_.join}; }
+    JumpStop at_join_or_inner_join() const { return {c_.join, &inner_join_}; }
 
     std::string collect(ptx::BlockId entry, std::vector<ptx::BlockId>& region,
                         std::vector<ptx::BlockId>& jumps) {
@@ -170,7 +188,12 @@ private:
     }
 
     std::optional<ArmExits> exits_of(ptx::BlockId x, std::vector<ptx::BlockId>* jumps) const {
-        return arm_exits(cfg_, raw_, x, c_.join, jumps);
+        return arm_exits(cfg_, raw_, x, at_join(), jumps);
+    }
+
+    // How control leaves a block of arm A in the fused arm, which keeps the inner joins.
+    ArmExits fused_exits_of(ptx::BlockId x) const {
+        return *arm_exits(cfg_, raw_, x, at_join_or_inner_join(), nullptr);
     }
 
     static std::vector<ptx::BlockId> successors(const ArmExits& e) {
@@ -220,14 +243,15 @@ private:
 
     std::string pair_up(ptx::BlockId entry_a, ptx::BlockId entry_b) {
         if (c_.region_a.size() != c_.region_b.size()) return "the arms differ in shape";
-        std::vector<ptx::BlockId> partner_a(n_, n_), partner_b(n_, n_);
-        std::vector<bool> flipped(n_, false);
+        partner_a_.assign(n_, n_);
+        std::vector<ptx::BlockId> partner_b(n_, n_);
+        flipped_.assign(n_, false);
         std::vector<std::pair<ptx::BlockId, ptx::BlockId>> work{{entry_a, entry_b}};
-        partner_a[entry_a] = entry_b;
+        partner_a_[entry_a] = entry_b;
         partner_b[entry_b] = entry_a;
         const auto consistent = [&](ptx::BlockId u, ptx::BlockId v) {
             if (u == c_.join || v == c_.join) return u == v;
-            return (partner_a[u] == n_ && partner_b[v] == n_) || partner_a[u] == v;
+            return (partner_a_[u] == n_ && partner_b[v] == n_) || partner_a_[u] == v;
         };
         while (!work.empty()) {
             const auto [x, y] = work.back();
@@ -244,28 +268,81 @@ private:
             } else if (consistent(ex.taken, ey.fall) && consistent(ex.fall, ey.taken) &&
                        (ex.taken != ex.fall)) {
                 next = {{ex.taken, ey.fall}, {ex.fall, ey.taken}};
-                flipped[x] = true;
+                flipped_[x] = true;
             } else {
                 return "the arms differ in shape";
             }
             for (const auto& [u, v] : next) {
                 if (!consistent(u, v)) return "the arms differ in shape";
-                if (u == c_.join || partner_a[u] == v) continue;
-                partner_a[u] = v;
+                if (u == c_.join || partner_a_[u] == v) continue;
+                partner_a_[u] = v;
                 partner_b[v] = u;
                 work.push_back({u, v});
             }
         }
         for (const auto b : c_.region_a)
-            if (partner_a[b] == n_) return "the arms differ in shape";
-        // Reverse post-order over arm A, from its entry.
+            if (partner_a_[b] == n_) return "the arms differ in shape";
+        return {};
+    }
+
+    // Marks arm A's inner joins (InnerJoin). Skipping any other jump-only block merges it with a
+    // neighbour as the contraction rules would: it is entered from one block only (an empty
+    // branch of rule 2, or rule 1), or it is the only way into the block after it (rule 1).
+    void find_inner_joins() {
+        inner_join_.assign(n_, false);
+        for (const auto jump : jumps_a_)
+            if (entries_after_fusion(jump) > 1 && !only_way_on(jump)) inner_join_[jump] = true;
+    }
+
+    // The blocks that enter `b` once arm B is gone.
+    size_t entries_after_fusion(ptx::BlockId b) const {
+        std::set<ptx::BlockId> entries;
+        for (const auto p : f_.graph().pred[b])
+            if (!in_arm_b(p)) entries.insert(p);
+        return entries.size();
+    }
+
+    bool in_arm_b(ptx::BlockId b) const {
+        return std::binary_search(c_.region_b.begin(), c_.region_b.end(), b) ||
+               std::find(jumps_b_.begin(), jumps_b_.end(), b) != jumps_b_.end();
+    }
+
+    // Whether the jump-only block `jump` is the only way into each block its bra leads through,
+    // up to the first that is not jump-only (or the join).
+    bool only_way_on(ptx::BlockId jump) const {
+        ptx::BlockId b = jump;
+        for (size_t steps = 0; steps < n_ && raw_[b].taken; ++steps) {
+            b = *raw_[b].taken;
+            if (entries_after_fusion(b) > 1) return false;
+            if (b == c_.join || !is_jump_only(cfg_.blocks[b])) return true;
+        }
+        return true;
+    }
+
+    // The pairs, and the inner joins between them, in reverse post-order over arm A from its entry.
+    void list_in_fused_order(ptx::BlockId entry_a) {
+        const auto post = post_order(entry_a);
+        for (auto it = post.rbegin(); it != post.rend(); ++it) {
+            const auto a = *it;
+            if (inner_join_[a]) {
+                c_.inner_joins.push_back({a, fused_exits_of(a).taken, c_.pairs.size() - 1});
+                continue;
+            }
+            const auto b = partner_a_[a];
+            c_.pairs.push_back(
+                {a, b, flipped_[a], cost(a, jumps_a_), cost(b, jumps_b_), fused_exits_of(a)});
+        }
+    }
+
+    // Arm A's blocks and inner joins in post-order, over the fused arm's edges.
+    std::vector<ptx::BlockId> post_order(ptx::BlockId entry_a) const {
         std::vector<ptx::BlockId> post;
         std::vector<bool> seen(n_, false);
         std::vector<std::pair<ptx::BlockId, size_t>> stack{{entry_a, 0}};
         seen[entry_a] = true;
         while (!stack.empty()) {
             auto& [x, next] = stack.back();
-            const auto succ = successors(*exits_of(x, nullptr));
+            const auto succ = successors(fused_exits_of(x));
             if (next == succ.size()) {
                 post.push_back(x);
                 stack.pop_back();
@@ -277,16 +354,7 @@ private:
                 stack.push_back({s, 0});
             }
         }
-        for (auto it = post.rbegin(); it != post.rend(); ++it) {
-            BlockPair pair{*it,
-                           partner_a[*it],
-                           flipped[*it],
-                           cost(*it, jumps_a_),
-                           cost(partner_a[*it], jumps_b_),
-                           *exits_of(*it, nullptr)};
-            c_.pairs.push_back(pair);
-        }
-        return {};
+        return post;
     }
 
     // Instructions of one pass through the block, with the jump-only block it must go through.

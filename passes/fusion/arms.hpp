@@ -30,7 +30,17 @@ struct BlockPair {
     bool flipped = false;    // b's taken and fall-through successors pair with a's the other way
     int original_a_cost = 0; // warp instructions one pass through the block issues
     int original_b_cost = 0;
-    ArmExits a_exits; // how control leaves a, up to the join
+    ArmExits a_exits; // how control leaves a, up to the join or an inner join (InnerJoin)
+};
+
+// A jump-only block of arm A where the lanes of several of its blocks reconverge on their way to a
+// block that lanes also reach another way: a join nested in the arm. The fused arm keeps it;
+// skipped, the two joins would become one that no contraction rule takes, and a tail-structured
+// function would become reducible.
+struct InnerJoin {
+    ptx::BlockId block = 0;
+    ptx::BlockId next = 0; // where its bra leads, up to the join or an inner join
+    size_t after_pair = 0; // in the fused arm it follows the block of pairs[after_pair]
 };
 
 struct Construct {
@@ -38,7 +48,8 @@ struct Construct {
     ptx::Guard selector;          // holds for the lanes that run arm A (the branch's taken side)
     ptx::BlockId join = 0;        // the header's immediate post-dominator
     std::vector<BlockPair> pairs; // reverse post-order from the arms' entries; pairs[0] = entries
-    std::vector<ptx::BlockId> removed; // the arms' blocks and the jump-only blocks they use
+    std::vector<InnerJoin> inner_joins; // in the same order
+    std::vector<ptx::BlockId> removed;  // the arms' blocks and the jump-only blocks they use
     std::vector<ptx::BlockId> region_a, region_b;
     int jumps_into_a = 0, jumps_into_b = 0; // jump-only blocks between the header and each arm
 };

@@ -229,13 +229,13 @@ public:
         return gain_bound(steps);
     }
 
-    // Whether emitting takes new label names from the function: where a fused block branches to a
-    // block that has no label yet.
+    // Whether emitting takes new label names from the function: where a fused block or an inner
+    // join branches to a block that has no label yet.
     bool takes_labels() const {
         for (size_t k = 0; k < c_.pairs.size(); ++k)
-            if (ends_in_guarded_branch(k) &&
-                (c_.pairs[k].a_exits.taken != c_.join || cfg_.blocks[c_.join].label().empty()))
-                return true;
+            if (ends_in_guarded_branch(k) && lacks_label(c_.pairs[k].a_exits.taken)) return true;
+        for (const auto& jump : c_.inner_joins)
+            if (lacks_label(jump.next)) return true;
         return false;
     }
 
@@ -825,6 +825,11 @@ private:
         return out;
     }
 
+    // Whether a branch of the fused arm to `old` (a block of arm A, or the join) needs a new label.
+    bool lacks_label(ptx::BlockId old) const {
+        return old != c_.join || cfg_.blocks[c_.join].label().empty();
+    }
+
     bool ends_in_guarded_branch(size_t k) const {
         const auto& t = code_[A][k].terminator;
         return t && t->guard;
@@ -848,13 +853,15 @@ private:
 
     // -- the new CFG ---------------------------------------------------------------------------
 
-    // Where the blocks go: the kept blocks in their order, the fused blocks right after the
-    // header.
+    // Where the blocks go: the kept blocks in their order, the fused blocks and the inner joins
+    // (in the construct's order) right after the header.
     struct NewOrder {
-        std::vector<ptx::BlockId> new_id;   // per old block; BlockId(-1) for a removed one
-        std::vector<ptx::BlockId> fused_id; // per pair
+        std::vector<ptx::BlockId> new_id;        // per old block; BlockId(-1) for a removed one
+        std::vector<ptx::BlockId> fused_id;      // per pair
+        std::vector<ptx::BlockId> inner_join_id; // per inner join
         std::map<ptx::BlockId, size_t> pair_of_a;
-        ptx::BlockId size = 0; // also the virtual exit of the new CFG
+        std::map<ptx::BlockId, size_t> inner_join_of; // by old block
+        ptx::BlockId size = 0;                        // also the virtual exit of the new CFG
     };
 
     NewOrder new_order() const {
@@ -862,22 +869,34 @@ private:
         NewOrder order;
         order.new_id.assign(n, ptx::BlockId(-1));
         order.fused_id.resize(c_.pairs.size());
+        order.inner_join_id.resize(c_.inner_joins.size());
         for (ptx::BlockId b = 0; b < n; ++b) {
             if (std::binary_search(c_.removed.begin(), c_.removed.end(), b)) continue;
             order.new_id[b] = order.size++;
-            if (b != c_.header) continue;
-            for (auto& id : order.fused_id)
-                id = order.size++;
+            if (b == c_.header) place_fused_arm(order);
         }
         for (size_t k = 0; k < c_.pairs.size(); ++k)
             order.pair_of_a[c_.pairs[k].a] = k;
+        for (size_t j = 0; j < c_.inner_joins.size(); ++j)
+            order.inner_join_of[c_.inner_joins[j].block] = j;
         return order;
+    }
+
+    void place_fused_arm(NewOrder& order) const {
+        size_t j = 0;
+        for (size_t k = 0; k < c_.pairs.size(); ++k) {
+            order.fused_id[k] = order.size++;
+            for (; j < c_.inner_joins.size() && c_.inner_joins[j].after_pair == k; ++j)
+                order.inner_join_id[j] = order.size++;
+        }
     }
 
     // Where a branch of the fused blocks leads that led to `old` in arm A.
     ptx::BlockId target(const NewOrder& order, ptx::BlockId old) const {
         if (old == c_.join) return order.new_id[old];
         if (old >= cfg_.blocks.size()) return order.size;
+        if (const auto jump = order.inner_join_of.find(old); jump != order.inner_join_of.end())
+            return order.inner_join_id[jump->second];
         return order.fused_id[order.pair_of_a.at(old)];
     }
 
@@ -891,12 +910,16 @@ private:
         result.made[order.new_id[c_.header]] = header_without_branch();
         for (const auto id : order.fused_id)
             result.made[id] = {};
+        for (const auto id : order.inner_join_id)
+            result.made[id] = {};
         add_kept_edges(order, result.edges);
         result.edges.push_back(
             {order.new_id[c_.header], order.fused_id[0], ptx::EdgeKind::FallThrough});
         std::map<ptx::BlockId, std::string> labels; // of the blocks the fused blocks branch to
         for (size_t k = 0; k < c_.pairs.size(); ++k)
             add_fused_block(k, std::move(bodies[k]), order, result, labels);
+        for (size_t j = 0; j < c_.inner_joins.size(); ++j)
+            add_inner_join(j, order, result, labels);
         if (failed_) return std::nullopt;
         for (const auto& [nb, label] : labels)
             if (label != current_label(result, nb)) result.added_labels[nb] = label;
@@ -952,6 +975,16 @@ private:
             result.edges.push_back({from, target(order, exits.taken), ptx::EdgeKind::FallThrough});
         }
         result.made.at(from).statements = std::move(statements);
+    }
+
+    // An inner join keeps its bra: without one, the printed PTX would merge it into the next block.
+    void add_inner_join(size_t j, const NewOrder& order, Fused& result,
+                        std::map<ptx::BlockId, std::string>& labels) {
+        const ptx::BlockId from = order.inner_join_id[j];
+        const ptx::BlockId to = target(order, c_.inner_joins[j].next);
+        result.made.at(from).statements.push_back(
+            make_instruction("bra", {}, {label_ref(label_of(to, result, labels))}));
+        result.edges.push_back({from, to, ptx::EdgeKind::Taken});
     }
 
     std::string current_label(const Fused& result, ptx::BlockId nb) const {

@@ -66,7 +66,7 @@ struct FunctionFacts {
 struct Fused {
     // The function's CFG with the construct fused, as a change to the melded CFG (fused_cfg()
     // makes it). Per block of the new order, the melded CFG's block it keeps as it was, or kMade
-    // for a block made anew: the header, which lost its branch, or a fused block.
+    // for a block made anew: the header, which lost its branch, a fused block or an inner join.
     static constexpr ptx::BlockId kMade = ptx::BlockId(-1);
     std::vector<ptx::BlockId> kept;
     std::map<ptx::BlockId, ptx::BasicBlock> made;     // by new id

@@ -87,6 +87,47 @@ JOIN:
     ret;
 )");
 
+// Each arm is an if-else one side of which is another if-else, whose lanes reconverge at a
+// jump-only block (A_INNER_JOIN, B_INNER_JOIN) that leads to where the arm's lanes meet. The inner
+// branch is uniform (it reads %ctaid.x), so only the outer one is fused.
+const std::string kNestedJoins = entry_kernel(R"(
+    setp.lt.u32 %p1, %r2, 4;
+    @%p1 bra ELSE;
+    setp.lt.u32 %p2, %r2, 6;
+    @%p2 bra A_SHORT;
+    setp.eq.u32 %p3, %r6, 0;
+    @%p3 bra A_INNER_ELSE;
+    add.u32 %r3, %r2, 1;
+    bra A_INNER_JOIN;
+A_INNER_ELSE:
+    mul.lo.u32 %r3, %r2, 3;
+A_INNER_JOIN:
+    bra A_JOIN;
+A_SHORT:
+    xor.b32 %r3, %r2, 5;
+A_JOIN:
+    add.u32 %r3, %r3, %r2;
+    bra JOIN;
+ELSE:
+    setp.lt.u32 %p2, %r2, 2;
+    @%p2 bra B_SHORT;
+    setp.eq.u32 %p3, %r6, 0;
+    @%p3 bra B_INNER_ELSE;
+    add.u32 %r3, %r2, 1;
+    bra B_INNER_JOIN;
+B_INNER_ELSE:
+    mul.lo.u32 %r3, %r2, 3;
+B_INNER_JOIN:
+    bra B_JOIN;
+B_SHORT:
+    xor.b32 %r3, %r2, 5;
+B_JOIN:
+    add.u32 %r3, %r3, %r2;
+JOIN:
+    st.global.u32 [%rd5], %r3;
+    ret;
+)");
+
 } // namespace
 
 TEST_CASE("fuse-branches over every example", "[fuse-branches]") {
@@ -134,6 +175,26 @@ TEST_CASE("fuse-branches selects operands, hands results over and meets flipped 
     // With the default threshold the uniform cost decides.
     const auto strict = run_pipeline_on(kSelects, "fuse-branches<min-gain=1000>");
     CHECK_FALSE(strict.reports[0].changed);
+}
+
+// Found by the random nests (seed 685, depth 4): skipping the inner join's jump-only block made
+// the inner and outer joins one, a tail-structured function became reducible, and the verifier
+// rejected the pass.
+TEST_CASE("fuse-branches keeps the jump-only block where an arm's inner lanes reconverge",
+          "[fuse-branches]") {
+    REQUIRE(function_shapes(kNestedJoins)[0].klass ==
+            cfr::analysis::StructuralClass::TailStructured);
+    for (const auto& pipeline :
+         {std::string("fuse-branches<min-gain=0,max-uniform-loss=3>"), kForced}) {
+        INFO(pipeline);
+        PipelineRun run;
+        REQUIRE_NOTHROW(run = run_pipeline_on(kNestedJoins, pipeline));
+        INFO(run.text);
+        CHECK(counter(run.reports[0], "branches fused") == 1);
+        CHECK(function_shapes(run.text)[0].klass == cfr::analysis::StructuralClass::TailStructured);
+        CHECK(ptxas_errors(run.text) == "");
+        check_same_memory(kNestedJoins, run.text, launch_k(5));
+    }
 }
 
 TEST_CASE("fuse-branches on random if-then-else nests", "[fuse-branches][random]") {
