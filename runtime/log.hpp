@@ -35,7 +35,7 @@ public:
             write(LogLevel::Error, fmt::format(f, std::forward<Args>(args)...));
     }
 
-    bool enabled(LogLevel level) const { return level >= level_ && level_ != LogLevel::Off; }
+    bool enabled(LogLevel level) const { return level >= level_; } // a message is never Off
     void write(LogLevel level, std::string_view message);
 
 private:

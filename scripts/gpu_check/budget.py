@@ -1,6 +1,8 @@
 """The time budget of a check: each phase's share of --time-limit, what each phase spent, and what
 was cut to stay inside it. A phase stops starting runs once its share is spent (or the whole
 limit); the timing rounds take what is left. The page and stderr say what was cut."""
+from concurrent.futures import ThreadPoolExecutor
+
 from progress import elapsed, say
 
 # Seconds of each phase when --time-limit is 480 (other limits scale them), from what each took on
@@ -66,3 +68,20 @@ class Budget:
         if "timing" in self.spent:
             out.append(("timing", "the rest", f"{self.spent['timing']:.0f} s"))
         return out
+
+    def parallel(self, jobs, run, workers, what):
+        """run(job) for every job, `workers` at a time, while the running phase has time left;
+        the results of those that ran, and one cut naming `what` for those that did not."""
+        skipped = []
+
+        def one(job):
+            if self.out_of_time():
+                skipped.append(job)
+                return None
+            return run(job)
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            done = [r for r in pool.map(one, jobs) if r is not None]
+        if skipped:
+            self.cut(f"{len(skipped)} of {len(jobs)} {what}")
+        return done

@@ -7,6 +7,7 @@ import compare
 import page_tools
 import stats
 from configs import ADAPTIVE, EMPTY, NATIVE
+from page_tools import table
 from programs import APP, EXAMPLE, SUITE
 
 # Module outcomes of the shim's report that are what the configuration asks for: a rewritten
@@ -47,12 +48,6 @@ def variant_cell(v):
     median = v.get("median_ms")
     timed = f" x {duration_ns(median * 1e6)}" if median else ""
     return f"{name}: {v.get('launches', '?')}{timed}"
-
-
-def table(header, rows):
-    out = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(out) + "\n"
 
 
 class Page:

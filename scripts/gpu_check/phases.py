@@ -119,21 +119,15 @@ class Check:
                   and compare.native_ok(self.native.get(p.id))]
         jobs = [(p, n) for p in chosen for n in range(2, runs + 2)]
         progress = Progress("reset_app repeated under the shim", len(jobs))
-        skipped = []
 
         def one(job):
-            if self.budget.out_of_time():
-                skipped.append(job)
-                return None
             r = self.run_one(job[0], default, "repeat", job[1])
             progress.step(self._judge(r))
             return r
 
-        with ThreadPoolExecutor(max_workers=self.options.jobs) as pool:
-            self.repeats = [r for r in pool.map(one, jobs) if r]
+        self.repeats = self.budget.parallel(jobs, one, self.options.jobs,
+                                            "repeated reset_app runs")
         self.runs.extend(self.repeats)
-        if skipped:
-            self.budget.cut(f"{len(skipped)} of {len(jobs)} repeated reset_app runs")
 
     def timing(self):
         """Rounds of every timed program under every shim configuration, one process at a time,

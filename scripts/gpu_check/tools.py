@@ -2,11 +2,11 @@
 synccheck) over each example's Driver-API program natively, under the default pipeline and under
 the adaptive policy, the shim preloaded into the tool; ncu profiling one kernel of a program
 under the shim; nsys profiling one program under the shim, where it is installed."""
+import dataclasses
 import glob
 import os
 import re
 import shutil
-from concurrent.futures import ThreadPoolExecutor
 
 import compare
 from configs import ADAPTIVE, DEFAULT, NATIVE
@@ -65,28 +65,20 @@ class Tools:
         # Program by program, so that a cut leaves whole programs with all three tools.
         jobs = [(p, c, t) for p in self._targets() for t in tools for c in chosen]
         progress = Progress("compute-sanitizer " + ", ".join(tools), len(jobs))
-        skipped = []
 
         def one(job):
-            if self.budget.out_of_time():
-                skipped.append(job)
-                return None
             r = self._sanitize_one(tool, *job)
             bad = r["errors"] != 0 or r["rc"] != 0
             progress.step(f"{r['program']} {r['tool']} under {r['config']}: {r['summary']}"
                           if bad else None)
             return r
 
-        with ThreadPoolExecutor(max_workers=self.check.options.jobs) as pool:
-            self.sanitizer = [r for r in pool.map(one, jobs) if r]
-        if skipped:
-            self.budget.cut(f"{len(skipped)} of {len(jobs)} sanitizer runs ("
-                            + ", ".join(sorted({t for _, _, t in skipped})) + ")")
+        self.sanitizer = self.budget.parallel(jobs, one, self.check.options.jobs,
+                                              "sanitizer runs")
 
     def _sanitize_one(self, tool, program, config, which):
         prefix = (tool, "--tool", which, "--error-exitcode", "99")
-        one_launch = program.__class__(program.family, program.name, program.form,
-                                       _without_repeat(program.argv), program.timed)
+        one_launch = dataclasses.replace(program, argv=_without_repeat(program.argv))
         r = self.check.run_one(one_launch, config, which, 1, prefix=prefix)
         r["tool"] = which
         r["errors"], r["summary"] = sanitizer_summary(r["out"], r)
