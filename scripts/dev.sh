@@ -54,12 +54,14 @@ deps() {
         "${missing[@]}" >/dev/null
 }
 
-# configure DIR [CMAKE_ARGS...]: configures DIR (once; later calls only apply CMAKE_ARGS).
+# configure DIR [CMAKE_ARGS...]: configures DIR (once; later calls only apply CMAKE_ARGS). Every
+# build directory shares the nvcc-built programs through one cache (cmake/nvcc_cache.py).
 configure() {
     local dir=$1
     shift
     local cuda_args=()
-    [ -d /usr/local/cuda ] && cuda_args=(-DCUDAToolkit_ROOT=/usr/local/cuda)
+    [ -d /usr/local/cuda ] && cuda_args=(-DCUDAToolkit_ROOT=/usr/local/cuda
+        -DCFRJIT_NVCC_CACHE_DIR="${CFRJIT_NVCC_CACHE_DIR:-$root/.cache/nvcc}")
     if [ ! -f "$dir/build.ninja" ]; then
         cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cuda_args[@]}" "$@"
     elif [ $# -gt 0 ]; then

@@ -49,7 +49,7 @@ if(CFRJIT_NVCC AND TARGET bitonic_sort_drv)
     set(lineinfo_ptx ${CMAKE_CURRENT_BINARY_DIR}/bitonic_sort.lineinfo.ptx)
     add_custom_command(
         OUTPUT ${lineinfo_ptx}
-        COMMAND ${CFRJIT_NVCC} -ptx -arch=sm_75 -O3 -lineinfo
+        COMMAND ${CFRJIT_NVCC_COMMAND} -ptx -arch=sm_75 -O3 -lineinfo
                 ${PROJECT_SOURCE_DIR}/examples/bitonic_sort/kernel.cu -o ${lineinfo_ptx}
         DEPENDS ${PROJECT_SOURCE_DIR}/examples/bitonic_sort/kernel.cu
         COMMENT "nvcc -lineinfo: bitonic_sort.lineinfo.ptx")

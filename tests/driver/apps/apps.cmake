@@ -30,7 +30,7 @@ foreach(mode static shared)
         endif()
         set(exe ${apps_out}/${app}_${mode})
         add_custom_command(OUTPUT ${exe}
-            COMMAND ${CFRJIT_NVCC} ${flags} -o ${exe} ${CFRJIT_DRIVER_APPS}/${app}.cu
+            COMMAND ${CFRJIT_NVCC_COMMAND} ${flags} -o ${exe} ${CFRJIT_DRIVER_APPS}/${app}.cu
             DEPENDS ${CFRJIT_DRIVER_APPS}/${app}.cu
             COMMENT "nvcc ${app}.cu (${mode} cudart)" VERBATIM)
         list(APPEND app_outputs ${exe})
@@ -50,7 +50,8 @@ foreach(variant "ptx;-ptx;-arch=compute_75" "zstd.fatbin;-fatbin;-arch=sm_75"
         "cubin.fatbin;-fatbin;-gencode;arch=compute_75,code=sm_75")
     list(POP_FRONT variant suffix)
     set(image ${apps_out}/scale.${suffix})
-    add_custom_command(OUTPUT ${image} COMMAND ${CFRJIT_NVCC} ${variant} -o ${image} ${scale_src}
+    add_custom_command(OUTPUT ${image}
+        COMMAND ${CFRJIT_NVCC_COMMAND} ${variant} -o ${image} ${scale_src}
         DEPENDS ${scale_src} COMMENT "nvcc scale.cu -> scale.${suffix}" VERBATIM)
     list(APPEND app_outputs ${image})
     if(NOT suffix STREQUAL "cubin.fatbin")
@@ -90,7 +91,7 @@ foreach(mode static shared)
         endif()
         set(exe ${apps_out}/${app}_${mode})
         add_custom_command(OUTPUT ${exe}
-            COMMAND ${CFRJIT_NVCC} ${flags} -o ${exe} ${CFRJIT_DRIVER_APPS}/${app}.cu
+            COMMAND ${CFRJIT_NVCC_COMMAND} ${flags} -o ${exe} ${CFRJIT_DRIVER_APPS}/${app}.cu
             DEPENDS ${CFRJIT_DRIVER_APPS}/${app}.cu
             COMMENT "nvcc ${app}.cu (${mode} cudart, PTX only)" VERBATIM)
         list(APPEND lifetime_outputs ${exe})

@@ -42,7 +42,7 @@ function(cfrjit_runtime_image_app name)
         endif()
         set(exe ${images_out}/${name}_${mode})
         add_custom_command(OUTPUT ${exe}
-            COMMAND ${CFRJIT_NVCC} ${flags} -o ${exe} ${arg_SOURCES}
+            COMMAND ${CFRJIT_NVCC_COMMAND} ${flags} -o ${exe} ${arg_SOURCES}
             DEPENDS ${arg_SOURCES} COMMENT "nvcc ${name} (${mode} cudart)" VERBATIM)
         list(APPEND image_outputs ${exe})
         cfrjit_image_test("${name} (${mode} cudart)" COMMAND ${exe} EXPECT "${name}: OK")
@@ -64,7 +64,8 @@ cfrjit_runtime_image_app(image_older_ptx_sm90 SOURCES ${images_src}/images.cu
 # PTX compiled separately (nvcc -ptx): <output> <source> <flags>.
 function(cfrjit_image_ptx output source)
     add_custom_command(OUTPUT ${images_out}/${output}
-        COMMAND ${CFRJIT_NVCC} -ptx ${ARGN} -o ${images_out}/${output} ${images_src}/${source}
+        COMMAND ${CFRJIT_NVCC_COMMAND} -ptx ${ARGN} -o ${images_out}/${output}
+                ${images_src}/${source}
         DEPENDS ${images_src}/${source} COMMENT "nvcc -ptx ${source} -> ${output}" VERBATIM)
     set(image_outputs ${image_outputs} ${images_out}/${output} PARENT_SCOPE)
 endfunction()
