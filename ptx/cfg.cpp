@@ -120,10 +120,10 @@ using Statements = std::span<const Statement>;
 
 // The first label of a block's statements that is not a table's, or "".
 const std::string* first_label(Statements statements) {
-    for (size_t i = 0; i < statements.size(); ++i) {
-        if (!std::holds_alternative<Label>(statements[i])) break;
+    size_t i = 0;
+    while (i < statements.size() && std::holds_alternative<Label>(statements[i])) {
         if (!is_table_label(statements, i)) return &std::get<Label>(statements[i]).name;
-        ++i; // skip the table's directive
+        i += 2; // the table's label and its directive
     }
     return nullptr;
 }

@@ -22,7 +22,9 @@ out=$(cd "$out" && pwd)
 
 mapfile -t fuzzers < <(find "$build/tests/fuzz" -maxdepth 1 -name '*_fuzzer' -type f -perm -u+x | sort)
 if [ ${#fuzzers[@]} -eq 0 ]; then
-    echo "no fuzz targets in $build/tests/fuzz (build them with: ninja -C $build fuzzers)" >&2
+    echo "no fuzz targets in $build/tests/fuzz: they come with a clang ASan build" \
+        "(docs/building.md, \"Sanitizer builds\"; scripts/dev.sh test-sanitizers makes" \
+        "build-asan/), then: ninja -C $build fuzzers" >&2
     exit 1
 fi
 share=$(python3 -c "print(max(1, int($hours * 3600 / ${#fuzzers[@]})))")

@@ -10,11 +10,13 @@
 #include <cuda.h>
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -23,6 +25,16 @@
 namespace cfr::driver {
 
 inline constexpr int kDriverVersion = 13000;
+
+// A C caller may pass any int where the API declares an enum. Read through its bytes, such a value
+// is never loaded as an out-of-range enum (undefined behaviour in C++).
+template <class Enum>
+int enum_bits(const Enum& value) {
+    static_assert(std::is_enum_v<Enum> && sizeof(Enum) == sizeof(int));
+    int bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    return bits;
+}
 
 struct ClsEntry {
     void* value = nullptr;

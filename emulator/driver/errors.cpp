@@ -1,18 +1,10 @@
 // cuGetErrorName and cuGetErrorString.
 #include "emulator/driver/driver.hpp"
 
-#include <cstring>
 #include <map>
 #include <string>
 
 namespace {
-
-// Callers may pass any number as a CUresult; read as an int, it is never an out-of-range enum.
-int code_of(const CUresult& error) {
-    int code = 0;
-    std::memcpy(&code, &error, sizeof code);
-    return code;
-}
 
 const std::map<int, const char*>& names() {
     static const auto* table = new std::map<int, const char*>{
@@ -85,7 +77,7 @@ const char* description(int code) {
 CFR_EXPORT CUresult cuGetErrorName(CUresult error, const char** pStr) {
     CFR_API();
     if (!pStr) return CUDA_ERROR_INVALID_VALUE;
-    auto it = names().find(code_of(error));
+    auto it = names().find(cfr::driver::enum_bits(error));
     if (it == names().end()) {
         *pStr = nullptr;
         return CUDA_ERROR_INVALID_VALUE;
@@ -97,7 +89,7 @@ CFR_EXPORT CUresult cuGetErrorName(CUresult error, const char** pStr) {
 CFR_EXPORT CUresult cuGetErrorString(CUresult error, const char** pStr) {
     CFR_API();
     if (!pStr) return CUDA_ERROR_INVALID_VALUE;
-    const int code = code_of(error);
+    const int code = cfr::driver::enum_bits(error);
     if (const char* d = description(code)) {
         *pStr = d;
         return CUDA_SUCCESS;

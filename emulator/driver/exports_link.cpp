@@ -56,7 +56,7 @@ CUresult fail(LinkState* link, const char* api, CUresult code, const std::string
     return code;
 }
 
-const char* input_type_name(CUjitInputType type) {
+const char* input_type_name(int type) {
     switch (type) {
     case CU_JIT_INPUT_OBJECT:
         return "CU_JIT_INPUT_OBJECT";
@@ -69,7 +69,7 @@ const char* input_type_name(CUjitInputType type) {
     }
 }
 
-CUresult add_input(CUlinkState state, CUjitInputType type, const void* data, size_t size,
+CUresult add_input(CUlinkState state, int type, const void* data, size_t size,
                    const std::string& name, const char* api) {
     LinkState* link = nullptr;
     if (CUresult r = link_state_of(state, &link)) return r;
@@ -106,13 +106,13 @@ std::string input_name(LinkState* link, const char* name) {
     return "input " + std::to_string(link ? link->inputs.size() + 1 : 0);
 }
 
-CUresult add_data(CUlinkState state, CUjitInputType type, void* data, size_t size, const char* name,
+CUresult add_data(CUlinkState state, int type, void* data, size_t size, const char* name,
                   const char* api) {
     LinkState* link = find_live<LinkState>(reinterpret_cast<uint64_t>(state));
     return add_input(state, type, data, size, input_name(link, name), api);
 }
 
-CUresult add_file(CUlinkState state, CUjitInputType type, const char* path, const char* api) {
+CUresult add_file(CUlinkState state, int type, const char* path, const char* api) {
     LinkState* link = nullptr;
     if (CUresult r = link_state_of(state, &link)) return r;
     std::string bytes;
@@ -128,7 +128,7 @@ CUresult create(unsigned n, CUjit_option* options, void** values, CUlinkState* o
     link->context = ctx->handle;
     for (unsigned i = 0; i < n; ++i) {
         const auto size = reinterpret_cast<uintptr_t>(values[i]);
-        switch (options[i]) {
+        switch (enum_bits(options[i])) {
         case CU_JIT_ERROR_LOG_BUFFER:
             link->errors.buffer = static_cast<char*>(values[i]);
             break;
@@ -171,25 +171,25 @@ CFR_EXPORT CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, voi
                                      size_t size, const char* name, unsigned int, CUjit_option*,
                                      void**) {
     CFR_API();
-    return add_data(state, type, data, size, name, "cuLinkAddData");
+    return add_data(state, enum_bits(type), data, size, name, "cuLinkAddData");
 }
 
 CFR_EXPORT CUresult cuLinkAddData(CUlinkState state, CUjitInputType type, void* data, size_t size,
                                   const char* name, unsigned int, CUjit_option*, void**) {
     CFR_API();
-    return add_data(state, type, data, size, name, "cuLinkAddData");
+    return add_data(state, enum_bits(type), data, size, name, "cuLinkAddData");
 }
 
 CFR_EXPORT CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char* path,
                                      unsigned int, CUjit_option*, void**) {
     CFR_API();
-    return add_file(state, type, path, "cuLinkAddFile");
+    return add_file(state, enum_bits(type), path, "cuLinkAddFile");
 }
 
 CFR_EXPORT CUresult cuLinkAddFile(CUlinkState state, CUjitInputType type, const char* path,
                                   unsigned int, CUjit_option*, void**) {
     CFR_API();
-    return add_file(state, type, path, "cuLinkAddFile");
+    return add_file(state, enum_bits(type), path, "cuLinkAddFile");
 }
 
 CFR_EXPORT CUresult cuLinkComplete(CUlinkState state, void** cubinOut, size_t* sizeOut) {
