@@ -1,10 +1,12 @@
 // Reaches the driver the way cudart does: dlopen("libcuda.so.1"), dlsym("cuGetProcAddress_v2"),
 // then resolves every request cudart 13.0 makes (a requests file: seq name version flags export)
 // and checks each against dlsym of the expected export; fetches the six export tables and runs
-// the integrity check and context-local storage. Prints "gpa_probe: OK".
+// the integrity check and context-local storage. Prints "gpa_probe: OK". Each function is called
+// through a pointer of the type the emulated driver defines it with (clang's UBSan checks that).
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -113,9 +115,9 @@ int main(int argc, char** argv) {
 
     if (tables[5]) {
         auto integrity =
-            reinterpret_cast<CUresult (*)(unsigned, unsigned long long, unsigned long long*)>(
+            reinterpret_cast<CUresult (*)(uint32_t, uint64_t, uint64_t*)>(
                 static_cast<void* const*>(tables[5])[1]);
-        unsigned long long a[2] = {}, b[2] = {};
+        uint64_t a[2] = {}, b[2] = {};
         expect(integrity(13002, 1700000000, a) == CUDA_SUCCESS && (a[0] | a[1]) != 0,
                "integrity hash");
         integrity(13002, 1700000001, b);
@@ -128,7 +130,8 @@ int main(int argc, char** argv) {
         expect(primary(&ctx, 0) == CUDA_SUCCESS && ctx,
                "CUDART_INTERFACE[2] gives the primary context");
         auto const* cls = static_cast<void* const*>(tables[3]);
-        auto put = reinterpret_cast<CUresult (*)(CUcontext, void*, void*, void*)>(cls[0]);
+        using Dtor = void (*)(CUcontext, void*, void*);
+        auto put = reinterpret_cast<CUresult (*)(CUcontext, void*, void*, Dtor)>(cls[0]);
         auto get = reinterpret_cast<CUresult (*)(void**, CUcontext, void*)>(cls[2]);
         int key = 0, value = 0;
         void* out = nullptr;
