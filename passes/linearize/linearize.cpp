@@ -371,18 +371,18 @@ private:
                 fmt::format("region at {}: left as it is ({})", where(at), why));
             return std::nullopt;
         }
-        // Linearized, each block of the region would run under a guard of its own.
-        if (const auto* op = convergent_.first(f_.cfg(), region.blocks)) {
-            report_.count("regions left alone (convergent operation)");
-            report_.decisions.push_back(
-                fmt::format("region at {}: {}", where(at), analysis::left_alone(*op)));
-            return std::nullopt;
-        }
         RegionPlan plan;
         plan.region = std::move(region);
         const auto merges_before = groups_in(plan.region);
         if (options_.selective && !merges_before && !has_divergent_branch(plan.region)) {
             report_.count("regions left uniform");
+            return std::nullopt;
+        }
+        // Linearized, each block of the region would run under a guard of its own.
+        if (const auto* op = convergent_.first(f_.cfg(), plan.region.blocks)) {
+            report_.count("regions left alone (convergent operation)");
+            report_.decisions.push_back(
+                fmt::format("region at {}: {}", where(at), analysis::left_alone(*op)));
             return std::nullopt;
         }
         std::vector<bool> keep_out(f_.graph().size(), false);
