@@ -31,20 +31,23 @@ void read_body(const Statements& statements, Body& body) {
     });
 }
 
+// Every function the module declares; one declared without a body anywhere (external) is
+// unknown code.
 std::map<std::string, Body> read_module(passes::ModuleUnit& unit) {
     std::map<std::string, Body> bodies;
+    std::set<std::string> defined;
     for (auto& item : unit.module().items) {
         const auto* f = std::get_if<ptx::Function>(&item);
         if (!f) continue;
         Body& body = bodies[f->name];
-        if (auto* function = unit.find(f->name))
+        if (auto* function = unit.find(f->name); function && defined.insert(f->name).second)
             for (const auto& block : function->cfg().blocks)
                 read_body(block.statements, body);
-        else if (f->body)
+        else if (f->body && defined.insert(f->name).second)
             read_body(*f->body, body);
-        else
-            body.convergent = true; // external: unknown code
     }
+    for (auto& [name, body] : bodies)
+        if (!defined.count(name)) body.convergent = true;
     return bodies;
 }
 

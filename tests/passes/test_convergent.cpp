@@ -14,6 +14,7 @@
 #include "passes/pipeline.hpp"
 #include "passes/registry.hpp"
 #include "passes/verify.hpp"
+#include "ptx/operand_builders.hpp"
 #include "ptx/parser.hpp"
 #include "ptx/printer.hpp"
 #include "ptx/walk.hpp"
@@ -320,4 +321,59 @@ TEST_CASE("convergent: loop restructuring of a loop with two exits around a shuf
                                   {6}};
         CHECK(test::check_same_memory(ptx, out.text, launch) == emu::ErrorCode::Success);
     }
+}
+
+TEST_CASE("convergent: a call is as convergent as the function it calls; an external one is the "
+          "worst case",
+          "[convergent]") {
+    const std::string ptx = R"(.version 8.0
+.target sm_80
+.address_size 64
+
+.func quiet(.param .b32 x);
+.func syncs(.param .b32 x);
+.extern .func unknown(.param .b32 x);
+
+.func quiet(.param .b32 x)
+{
+    ret;
+}
+
+.func syncs(.param .b32 x)
+{
+    bar.warp.sync -1;
+    ret;
+}
+
+.func calls_syncs(.param .b32 x)
+{
+    .param .b32 p;
+    st.param.b32 [p], 1;
+    call.uni syncs, (p);
+    ret;
+}
+
+.visible .entry k()
+{
+    .param .b32 p;
+    st.param.b32 [p], 1;
+    call.uni quiet, (p);
+    call.uni syncs, (p);
+    call.uni calls_syncs, (p);
+    call.uni unknown, (p);
+    ret;
+}
+)";
+    auto module = ptx::parse(ptx, "calls.ptx");
+    passes::ModuleUnit unit(module);
+    const analysis::ConvergentCode code(unit);
+    std::vector<bool> convergent;
+    for (const auto& block : unit.find("k")->cfg().blocks)
+        ptx::for_each_instruction(block.statements, [&](const ptx::Instruction& in) {
+            if (in.control() == ptx::ControlKind::Call) convergent.push_back(code.convergent(in));
+        });
+    CHECK(convergent == std::vector<bool>{false, true, true, true});
+    CHECK(analysis::callee(ptx::make_instruction("call", {".uni"}, {ptx::symbol("quiet")})) ==
+          "quiet");
+    CHECK(analysis::callee(ptx::make_instruction("call", {}, {ptx::reg("%rd1")})) == "");
 }
