@@ -4,6 +4,7 @@
 
 #include "ptx/modifier.hpp"
 
+#include <algorithm>
 #include <array>
 
 namespace cfr::ptx {
@@ -217,7 +218,8 @@ consteval bool rows_in_enum_order() {
 static_assert(rows_in_enum_order(), "the table lists the opcodes in the order of their enum");
 
 bool has_variant(Opcode op) {
-    return op == O::Bar || op == O::Barrier || op == O::Wmma;
+    return std::any_of(kVariants.begin(), kVariants.end(),
+                       [op](const Variant& v) { return v.row.opcode == op; });
 }
 
 } // namespace
