@@ -4,6 +4,7 @@
 // handler. An opcode outside every family is unsupported.
 #include "emulator/decode.hpp"
 #include "emulator/function_decoder.hpp"
+#include "ptx/opcode_properties.hpp"
 
 #include <optional>
 
@@ -14,7 +15,10 @@ namespace {
 using ptx::Modifier;
 using ptx::Opcode;
 
+// The warp family is the table's warp exchanges (ptx/opcode_properties.hpp); select_warp()
+// refuses those the emulator does not run.
 Family family_of(Opcode op, const Operands& ops) {
+    if (ptx::properties(op).group == ptx::Group::WarpExchange) return Family::Warp;
     switch (op) {
     case Opcode::Bra:
     case Opcode::Brx:
@@ -50,11 +54,6 @@ Family family_of(Opcode op, const Operands& ops) {
     case Opcode::Txq:
     case Opcode::Suq:
         return Family::Texture;
-    case Opcode::Vote:
-    case Opcode::Shfl:
-    case Opcode::Match:
-    case Opcode::Activemask:
-        return Family::Warp;
     case Opcode::Mov:
         return ops.size() == 2 && ops[1].kind == ptx::Operand::Kind::SpecialRegister ? Family::Warp
                                                                                      : Family::Alu;

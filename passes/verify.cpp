@@ -22,6 +22,8 @@ std::string_view to_string(Check check) {
         return "predicates";
     case Check::PromisedClass:
         return "promised-class";
+    case Check::Convergence:
+        return "convergence";
     case Check::RoundTrip:
         return "round-trip";
     }
@@ -75,6 +77,8 @@ void Verifier::after(ModuleUnit& unit, const std::string& pass, Promise promise)
             if (auto violation = check_well_formed(unit, functions[i]))
                 throw VerificationError(pass, std::move(*violation));
     if (auto violation = promise_broken(unit, promise))
+        throw VerificationError(pass, std::move(*violation));
+    if (auto violation = convergent_moved(unit))
         throw VerificationError(pass, std::move(*violation));
     if (level_ == VerifyLevel::Full)
         if (auto violation = check_round_trip(unit))

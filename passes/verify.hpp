@@ -1,8 +1,9 @@
-// The verifier that the pass manager runs after every pass (ARCHITECTURE.md invariants 1 and 3):
-// the IR is well formed (labels, branch targets, the CFG against its code, declared registers,
-// predicate guards), the class the pass promises (Promise, pass.hpp) holds, and, at Full, the
-// printed module parses back to the same IR. A violation is a VerificationError naming the pass,
-// the function and the check. docs/verifier.md says what each check looks at.
+// The verifier that the pass manager runs after every pass (ARCHITECTURE.md invariants 1, 3 and
+// 9): the IR is well formed (labels, branch targets, the CFG against its code, declared registers,
+// predicate guards), the class the pass promises (Promise, pass.hpp) holds, no convergent
+// operation gained a copy or a lane-dependent condition, and, at Full, the printed module parses
+// back to the same IR. A violation is a VerificationError naming the pass, the function and the
+// check. docs/verifier.md says what each check looks at.
 #pragma once
 
 #include "passes/analysis/structure.hpp"
@@ -10,11 +11,17 @@
 #include "ptx/cfg.hpp"
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace cfr::analysis {
+class ConvergentCode;
+}
 
 namespace cfr::passes {
 
@@ -34,6 +41,7 @@ enum class Check {
     Declarations,  // every register and symbol an instruction names is declared
     Predicates,    // every guard (a branch's condition included) is a .pred register
     PromisedClass, // the pass's Promise holds
+    Convergence,   // no convergent operation gained a copy or a lane-dependent condition
     RoundTrip,     // the printed module parses back to the same IR
 };
 
@@ -69,6 +77,25 @@ std::optional<Violation> check_well_formed(ModuleUnit& unit, const FunctionUnit&
 // print -> parse -> compare of the module as write_back() would leave it; the first difference.
 std::optional<Violation> check_round_trip(ModuleUnit& unit);
 
+// The convergent operations of one function (ARCHITECTURE.md invariant 9), by opcode and PTX
+// line: how many copies there are, and the most lane-dependent conditions any copy runs under
+// (branches that decide whether its block runs, transitively, and its own guard, where the
+// divergence analysis does not prove them uniform). Instructions without a line (added by a pass)
+// are not counted.
+struct ConvergentSite {
+    size_t copies = 0;
+    size_t conditions = 0;
+};
+using ConvergentSites = std::map<std::pair<std::string, uint32_t>, ConvergentSite>;
+
+// Empty where the function holds no convergent operation.
+ConvergentSites convergent_sites(ModuleUnit& unit, FunctionUnit& function,
+                                 const analysis::ConvergentCode& code);
+// A site that gained a copy or a condition, as a violation; nullopt where none did.
+std::optional<Violation> convergence_broken(const FunctionUnit& function,
+                                            const ConvergentSites& before,
+                                            const ConvergentSites& after);
+
 // One pipeline's verification: before() records what after() compares with (which functions the
 // pass rewrites, their CFGs, classes, loop shapes), after() checks and throws VerificationError.
 class Verifier {
@@ -88,6 +115,7 @@ private:
         analysis::StructuralClass klass{};  // ClassKept
         size_t blocks = 0;                  // SameCfg
         std::vector<ptx::CfgEdge> edges;    // SameCfg
+        ConvergentSites convergent;
     };
 
     VerifyLevel level_;
@@ -96,7 +124,10 @@ private:
     bool rewritten(const FunctionUnit& function, const FunctionState& state) const;
     std::optional<Violation> promise_broken(ModuleUnit& unit, Promise promise);
     std::string promise_problem(FunctionUnit& function, Promise promise, bool rewritten,
-                                const FunctionState* state) const;
+                                const FunctionState* state,
+                                const analysis::ConvergentCode* convergent) const;
+    void record_convergent(ModuleUnit& unit);
+    std::optional<Violation> convergent_moved(ModuleUnit& unit);
 };
 
 } // namespace cfr::passes

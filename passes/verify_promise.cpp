@@ -1,9 +1,11 @@
 // The verifier's class checks: what each Promise (pass.hpp) asks of the functions a pass leaves,
 // on the structural classifier (analysis/structure.hpp), the loop nest and the linear shapes of
 // linearize/linear_shape.hpp, against what before() recorded.
+#include "passes/analysis/convergence.hpp"
 #include "passes/analysis/divergence.hpp"
 #include "passes/analysis/structure.hpp"
 #include "passes/linearize/linear_shape.hpp"
+#include "passes/linearize/regions.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/restructure/rgraph.hpp"
 #include "passes/verify.hpp"
@@ -81,7 +83,7 @@ bool has_uniform_branch(const analysis::ModuleDivergence& divergence, const std:
                                    [](const auto& branch) { return !branch.divergent; });
 }
 
-// What linearize leaves as it is: trap, brx.idx, and exit in a .func (linearize.cpp).
+// What linearize leaves as it is: functions with trap, brx.idx, or exit in a .func (linearize.cpp).
 bool linearize_leaves_alone(const FunctionUnit& function) {
     for (const auto& block : function.cfg().blocks) {
         const ptx::Instruction* t = block.terminator();
@@ -92,6 +94,26 @@ bool linearize_leaves_alone(const FunctionUnit& function) {
             return true;
     }
     return false;
+}
+
+// The unstructured edges left in a function that linearize promised to leave none in, but for those
+// in regions that hold a convergent operation (which linearize leaves alone).
+std::vector<analysis::Edge> unstructured_edges_left(FunctionUnit& f,
+                                                    const analysis::ConvergentCode& convergent) {
+    auto edges = linearize::unstructured_edges(f.cfg());
+    if (edges.empty()) return edges;
+    const linearize::RegionContext context(f.graph(), f.cfg().entry(), f.cfg().exit(),
+                                           f.dominators(), f.post_dominators());
+    std::vector<linearize::Region> seeds;
+    for (const auto& [u, v] : edges)
+        seeds.push_back(linearize::close_region(context, {u, v}));
+    const auto regions = linearize::disjoint_regions(context, std::move(seeds));
+    std::erase_if(edges, [&](const analysis::Edge& edge) {
+        return std::any_of(regions.begin(), regions.end(), [&](const linearize::Region& r) {
+            return r.contains(edge.first) && convergent.first(f.cfg(), r.blocks);
+        });
+    });
+    return edges;
 }
 
 std::vector<std::tuple<ptx::BlockId, ptx::BlockId, ptx::EdgeKind>>
@@ -143,18 +165,23 @@ void Verifier::before(ModuleUnit& unit, Promise promise) {
         }
         before_.push_back(std::move(state));
     }
+    record_convergent(unit);
 }
 
 std::optional<Violation> Verifier::promise_broken(ModuleUnit& unit, Promise promise) {
     if (promise == Promise::Nothing) return std::nullopt;
     auto& functions = unit.functions();
+    std::optional<analysis::ConvergentCode> convergent;
     for (size_t i = 0; i < functions.size(); ++i) {
         FunctionUnit& f = functions[i];
         const FunctionState* state = i < before_.size() ? &before_[i] : nullptr;
         const bool rewritten = !state || this->rewritten(f, *state);
         // Cheap checks what the pass rewrote; full also what it left as it was.
         if (!rewritten && level_ == VerifyLevel::Cheap) continue;
-        if (auto problem = promise_problem(f, promise, rewritten, state); !problem.empty())
+        if (promise == Promise::NoUnstructuredEdge && !convergent) convergent.emplace(unit);
+        if (auto problem =
+                promise_problem(f, promise, rewritten, state, convergent ? &*convergent : nullptr);
+            !problem.empty())
             return Violation{Check::PromisedClass, f.function().name, f.function().is_entry,
                              std::move(problem)};
     }
@@ -162,7 +189,8 @@ std::optional<Violation> Verifier::promise_broken(ModuleUnit& unit, Promise prom
 }
 
 std::string Verifier::promise_problem(FunctionUnit& f, Promise promise, bool rewritten,
-                                      const FunctionState* state) const {
+                                      const FunctionState* state,
+                                      const analysis::ConvergentCode* convergent) const {
     switch (promise) {
     case Promise::Nothing:
         return {};
@@ -199,7 +227,7 @@ std::string Verifier::promise_problem(FunctionUnit& f, Promise promise, bool rew
                            edge_list(f.structure().unstructured_edges));
     case Promise::NoUnstructuredEdge:
         if (linearize_leaves_alone(f)) return {};
-        if (const auto edges = linearize::unstructured_edges(f.cfg()); !edges.empty())
+        if (const auto edges = unstructured_edges_left(f, *convergent); !edges.empty())
             return "promised no unstructured edge; left " + edge_list(edges);
         return {};
     case Promise::GuardedSequence:

@@ -1,6 +1,8 @@
 // Out-of-line members of the PTX IR.
 #include "ptx/ir.hpp"
 
+#include "ptx/opcode_properties.hpp"
+
 namespace cfr::ptx {
 
 bool Instruction::has_modifier(std::string_view m) const {
@@ -10,27 +12,7 @@ bool Instruction::has_modifier(std::string_view m) const {
 }
 
 ControlKind Instruction::control() const {
-    const std::string_view op = opcode;
-    if (op.size() != 3 && op.size() != 4) return ControlKind::None; // asked of every instruction
-    switch (op[0]) {
-    case 'b':
-        if (op == "bra") return ControlKind::Branch;
-        if (op == "brx") return ControlKind::IndirectBranch;
-        break;
-    case 'c':
-        if (op == "call") return ControlKind::Call;
-        break;
-    case 'r':
-        if (op == "ret") return ControlKind::Return;
-        break;
-    case 'e':
-        if (op == "exit") return ControlKind::Exit;
-        break;
-    case 't':
-        if (op == "trap") return ControlKind::Trap;
-        break;
-    }
-    return ControlKind::None;
+    return properties(opcode_from(opcode)).control;
 }
 
 bool operator==(const Scope& a, const Scope& b) {

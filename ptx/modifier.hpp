@@ -98,6 +98,7 @@ enum class Modifier : uint8_t {
     Param,
     ParamEntry,
     ParamFunc,
+    Tex,
     To,
     // warp and block synchronisation, votes, shuffles, branches
     Sync,
@@ -105,6 +106,7 @@ enum class Modifier : uint8_t {
     Arrive,
     Red,
     Warp,
+    Cluster,
     Uni,
     All,
     Any,
@@ -113,6 +115,9 @@ enum class Modifier : uint8_t {
     Down,
     Bfly,
     Idx,
+    // the halves of the matrix instructions (wmma.load, wmma.store)
+    Load,
+    Store,
     // textures and surfaces: geometry, level of detail, components, out-of-range modes, queries
     Geometry1d,
     Geometry2d,

@@ -8,7 +8,8 @@
 
 namespace cfr::ptx {
 
-// Every opcode of the PTX ISA (8.x); Unknown for any other spelling.
+// Every opcode of the PTX ISA (8.x, 9.x); Unknown for any other spelling. What each one is and
+// may do: opcode_properties.hpp.
 enum class Opcode : uint8_t {
     Unknown,
     Abs,

@@ -1,9 +1,13 @@
-// A constant table of an enum's spellings, checked at compile time, with lookup both ways.
+// A constant table of an enum's spellings, checked at compile time, with lookup both ways: from a
+// spelling by a hash index built at compile time (one hash and, as a rule, one comparison), to a
+// spelling by the enumerator's value.
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -17,31 +21,49 @@ class SpellingTable {
 public:
     using Entry = std::pair<std::string_view, Enum>;
 
-    consteval explicit SpellingTable(const std::array<Entry, N>& entries)
-        : entries_(entries), sorted_(entries) {
+    consteval explicit SpellingTable(const std::array<Entry, N>& entries) : entries_(entries) {
         for (std::size_t i = 0; i < N; ++i)
             if (static_cast<std::size_t>(entries[i].second) != i)
                 throw "a spelling table must list the enumerators in their order";
-        std::sort(sorted_.begin(), sorted_.end(), by_spelling);
+        std::array<Entry, N> sorted = entries;
+        std::sort(sorted.begin(), sorted.end(),
+                  [](const Entry& a, const Entry& b) { return a.first < b.first; });
         for (std::size_t i = 1; i < N; ++i)
-            if (!sorted_[i].first.empty() && sorted_[i - 1].first == sorted_[i].first)
+            if (!sorted[i].first.empty() && sorted[i - 1].first == sorted[i].first)
                 throw "a spelling table must not spell two enumerators alike";
+        for (std::size_t i = 0; i < N; ++i) {
+            if (entries[i].first.empty()) continue;
+            std::size_t slot = hash(entries[i].first) & kMask;
+            while (slots_[slot] != 0)
+                slot = (slot + 1) & kMask;
+            slots_[slot] = static_cast<uint16_t>(i + 1);
+        }
     }
 
     std::optional<Enum> find(std::string_view spelling) const {
-        if (spelling.empty()) return std::nullopt;
-        auto it =
-            std::lower_bound(sorted_.begin(), sorted_.end(), Entry{spelling, Enum{}}, by_spelling);
-        if (it == sorted_.end() || it->first != spelling) return std::nullopt;
-        return it->second;
+        for (std::size_t slot = hash(spelling) & kMask;; slot = (slot + 1) & kMask) {
+            const uint16_t entry = slots_[slot];
+            if (entry == 0) return std::nullopt;
+            if (entries_[entry - 1].first == spelling) return entries_[entry - 1].second;
+        }
     }
     std::string_view spelling(Enum e) const { return entries_[static_cast<std::size_t>(e)].first; }
 
 private:
-    static constexpr bool by_spelling(const Entry& a, const Entry& b) { return a.first < b.first; }
+    static_assert(N < UINT16_MAX, "slots hold an entry's index plus one in 16 bits");
+    static constexpr std::size_t kSlots = std::bit_ceil(4 * N); // at most a quarter full
+    static constexpr std::size_t kMask = kSlots - 1;
+
+    // FNV-1a.
+    static constexpr std::size_t hash(std::string_view s) {
+        uint64_t h = 14695981039346656037ull;
+        for (const char c : s)
+            h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+        return static_cast<std::size_t>(h ^ (h >> 32));
+    }
 
     std::array<Entry, N> entries_;
-    std::array<Entry, N> sorted_;
+    std::array<uint16_t, kSlots> slots_{};
 };
 
 } // namespace cfr::ptx

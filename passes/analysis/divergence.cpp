@@ -33,6 +33,8 @@
 
 #include "passes/module_unit.hpp"
 #include "ptx/def_use.hpp"
+#include "ptx/modifier.hpp"
+#include "ptx/opcode_properties.hpp"
 #include "ptx/printer.hpp"
 #include "ptx/walk.hpp"
 
@@ -81,21 +83,24 @@ std::string_view divergent_special_in(const ptx::Operand& operand) {
 // several (cp.async.shared.global counts as .global).
 enum class Space : uint8_t { Local, Global, Shared, Const, Param, Tex, None };
 
-Space space_of_modifier(std::string_view m) {
-    if (m.size() < 4 || m[0] != '.') return Space::None;
-    switch (m[1]) {
-    case 'l':
-        return m == ".local" ? Space::Local : Space::None;
-    case 'g':
-        return m == ".global" ? Space::Global : Space::None;
-    case 's':
-        return m == ".shared" ? Space::Shared : Space::None;
-    case 'c':
-        return m == ".const" ? Space::Const : Space::None;
-    case 'p':
-        return m == ".param" ? Space::Param : Space::None;
-    case 't':
-        return m == ".tex" ? Space::Tex : Space::None;
+Space space_of(ptx::Modifier m) {
+    switch (m) {
+    case ptx::Modifier::Local:
+        return Space::Local;
+    case ptx::Modifier::Global:
+        return Space::Global;
+    case ptx::Modifier::Shared:
+    case ptx::Modifier::SharedCta:
+    case ptx::Modifier::SharedCluster:
+        return Space::Shared;
+    case ptx::Modifier::Const:
+        return Space::Const;
+    case ptx::Modifier::Param:
+    case ptx::Modifier::ParamEntry:
+    case ptx::Modifier::ParamFunc:
+        return Space::Param;
+    case ptx::Modifier::Tex:
+        return Space::Tex;
     default:
         return Space::None;
     }
@@ -104,28 +109,8 @@ Space space_of_modifier(std::string_view m) {
 Space state_space(const ptx::Instruction& instruction) {
     Space space = Space::None;
     for (const auto& modifier : instruction.modifiers)
-        space = std::min(space, space_of_modifier(modifier));
+        space = std::min(space, space_of(ptx::modifier_from(modifier)));
     return space;
-}
-
-// The opcodes the analysis tells apart, recognised once per instruction.
-enum class Opcode : uint8_t { Other, Load, Store, Reduction, Atomic, WarpExchange, ConvertAddress };
-
-Opcode classify(std::string_view op) {
-    switch (op.size()) {
-    case 2:
-        return op == "ld" ? Opcode::Load : op == "st" ? Opcode::Store : Opcode::Other;
-    case 3:
-        return op == "ldu" ? Opcode::Load : op == "red" ? Opcode::Reduction : Opcode::Other;
-    case 4:
-        if (op == "atom") return Opcode::Atomic;
-        if (op == "shfl") return Opcode::WarpExchange;
-        return op == "cvta" ? Opcode::ConvertAddress : Opcode::Other;
-    case 5:
-        return op == "match" || op == "elect" ? Opcode::WarpExchange : Opcode::Other;
-    default:
-        return Opcode::Other;
-    }
 }
 
 // The operands of a call: its return list, its target and its argument list.
@@ -273,7 +258,9 @@ struct ModuleFacts {
     }
 };
 
-enum class SourceKind : uint8_t { None, SpecialRegister, Atomic, WarpExchange };
+// Where a site's result may differ per lane: a special register it reads, or its opcode
+// (ptx::DivergenceSource).
+enum class SourceKind : uint8_t { None, SpecialRegister, Opcode };
 
 struct Site {
     const ptx::Instruction* instruction;
@@ -281,13 +268,13 @@ struct Site {
     uint32_t defs_begin, defs_end, uses_begin, uses_end; // in FunctionAnalysis::defs_/uses_
     VarId address_base = kNoVar; // the register an address operand is based on
     Space space = Space::None;
-    Opcode opcode = Opcode::Other;
+    ptx::DivergenceSource opcode_source = ptx::DivergenceSource::None;
     bool load = false;
     bool store = false;
     bool guarded = false;
     bool local_source = false; // yields a pointer to thread-private memory
     SourceKind source = SourceKind::None;
-    std::string_view source_detail; // the special register, or the opcode of the exchange
+    std::string_view source_detail; // the special register, or the opcode
 };
 
 struct CallSite {
@@ -309,6 +296,9 @@ enum class Why : uint8_t {
     ReadsSpecial,
     Atomic,
     WarpExchange,
+    LaneFragment,
+    Timing,
+    UnknownInstruction,
     LocalLoad,
     UnknownCallResult,
     CallResult,
@@ -316,6 +306,21 @@ enum class Why : uint8_t {
     SyncDependence,
     LoopExit,
 };
+
+Why why_source(ptx::DivergenceSource source) {
+    switch (source) {
+    case ptx::DivergenceSource::Atomic:
+        return Why::Atomic;
+    case ptx::DivergenceSource::LaneExchange:
+        return Why::WarpExchange;
+    case ptx::DivergenceSource::LaneFragment:
+        return Why::LaneFragment;
+    case ptx::DivergenceSource::Timing:
+        return Why::Timing;
+    default:
+        return Why::UnknownInstruction;
+    }
+}
 
 struct Reason {
     SiteId site = kNoSite; // the instruction that made the variable divergent
@@ -452,11 +457,10 @@ void FunctionAnalysis::collect_site(const ptx::Instruction& i, ptx::BlockId bloc
     site.instruction = &i;
     site.block = block;
     const bool destination = ptx::has_destination(i);
+    const ptx::OpcodeProperties properties = ptx::properties(i);
     site.space = state_space(i);
-    site.opcode = classify(i.opcode);
-    site.load = site.opcode == Opcode::Load;
-    site.store = site.opcode == Opcode::Store || site.opcode == Opcode::Reduction ||
-                 site.opcode == Opcode::Atomic;
+    site.load = properties.reads_memory() && !properties.writes_memory() && destination;
+    site.store = properties.writes_memory();
     site.guarded = i.guard.has_value();
 
     site.uses_begin = static_cast<uint32_t>(uses_.size());
@@ -469,7 +473,7 @@ void FunctionAnalysis::collect_site(const ptx::Instruction& i, ptx::BlockId bloc
     site.defs_begin = static_cast<uint32_t>(defs_.size());
     ptx::for_each_defined_register(i, destination,
                                    [&](std::string_view r) { defs_.push_back(intern(r)); });
-    if (site.space == Space::Param && site.opcode == Opcode::Store)
+    if (site.space == Space::Param && properties.memory == ptx::Memory::Write)
         ptx::for_each_addressed_symbol(i, [&](std::string_view s) { defs_.push_back(intern(s)); });
 
     for (const auto& operand : i.operands) {
@@ -481,10 +485,10 @@ void FunctionAnalysis::collect_site(const ptx::Instruction& i, ptx::BlockId bloc
             site.source_detail = special;
         }
     }
-    if (site.opcode == Opcode::Atomic) site.source = SourceKind::Atomic;
-    if (site.opcode == Opcode::WarpExchange) {
-        site.source = SourceKind::WarpExchange;
-        site.source_detail = i.opcode;
+    if (properties.divergence != ptx::DivergenceSource::None) {
+        site.source = SourceKind::Opcode;
+        site.opcode_source = properties.divergence;
+        if (properties.divergence != ptx::DivergenceSource::Atomic) site.source_detail = i.opcode;
     }
     if (i.control() == ptx::ControlKind::Call) {
         collect_call(i, site);
@@ -510,7 +514,8 @@ void FunctionAnalysis::collect() {
         ptx::for_each_instruction(cfg.blocks[b].statements, [&](const ptx::Instruction& i) {
             collect_site(i, b);
             Site& site = sites_.back();
-            site.local_source = site.opcode == Opcode::ConvertAddress && i.has_modifier(".local");
+            site.local_source =
+                ptx::opcode_from(i.opcode) == ptx::Opcode::Cvta && i.has_modifier(".local");
             if (!local_symbols.empty())
                 for (const auto& operand : i.operands)
                     if (operand.kind == ptx::Operand::Kind::Symbol &&
@@ -704,10 +709,8 @@ void FunctionAnalysis::seed_sources(const ModuleFacts& module, const Summary& ow
             reason.why = Why::LocalLoad;
         else if (site.source == SourceKind::SpecialRegister)
             reason.why = Why::ReadsSpecial;
-        else if (site.source == SourceKind::Atomic)
-            reason.why = Why::Atomic;
-        else if (site.source == SourceKind::WarpExchange)
-            reason.why = Why::WarpExchange;
+        else if (site.source == SourceKind::Opcode)
+            reason.why = why_source(site.opcode_source);
         else
             source = false;
         if (call != calls_.end() && call->site == s) {
@@ -866,6 +869,14 @@ std::string FunctionAnalysis::why_text(VarId v, const Reason& r) const {
         return "result of an atomic operation";
     case Why::WarpExchange:
         return fmt::format("result of a warp-level exchange ({})", r.detail);
+    case Why::LaneFragment:
+        return fmt::format("result of a matrix instruction ({}), which gives each thread its own "
+                           "part",
+                           r.detail);
+    case Why::Timing:
+        return fmt::format("result of {}, which depends on when each thread asks", r.detail);
+    case Why::UnknownInstruction:
+        return fmt::format("result of {}, an instruction the analysis does not know", r.detail);
     case Why::LocalLoad:
         return "load from thread-private memory that holds divergent data";
     case Why::UnknownCallResult:

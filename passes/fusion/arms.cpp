@@ -1,13 +1,14 @@
 // Finding fusable constructs: the header's two arms as regions bounded by its immediate
-// post-dominator, checked for a single entry, no cycle and nothing fusion cannot keep (warp-wide
-// operations, barriers, calls, returns, carry chains), then paired block by block.
+// post-dominator, checked for a single entry, no cycle and nothing fusion cannot keep (convergent
+// operations, calls, returns, carry chains, side effects), then paired block by block.
 #include "passes/fusion/arms.hpp"
 
+#include "passes/analysis/convergence.hpp"
 #include "passes/module_unit.hpp"
+#include "ptx/opcode_properties.hpp"
 #include "ptx/walk.hpp"
 
 #include <algorithm>
-#include <array>
 #include <set>
 #include <string_view>
 
@@ -58,17 +59,24 @@ std::optional<ArmExits> arm_exits(const ptx::Cfg& cfg, const std::vector<RawExit
     return exits;
 }
 
-// Instructions that fusion cannot run for both arms' lanes at once or cannot guard: warp-wide
-// operations see a different set of lanes, barriers would merge, calls and returns leave the
-// region, and the carry flag of a chain would be shared between the arms.
+// Instructions that fusion cannot run for both arms' lanes at once or cannot guard (the opcode
+// table, ptx/opcode_properties.hpp): convergent operations would change the lanes they run with,
+// calls and returns leave the region, the carry flag of a chain would be shared between the arms,
+// and side effects (fences, asynchronous copies, the stack) are kept in their order.
 bool fusable(const ptx::Instruction& i) {
-    static constexpr std::array<std::string_view, 25> kept_out = {
-        "call", "bar",      "barrier",  "vote", "shfl",     "match", "activemask", "redux", "elect",
-        "brx",  "ret",      "exit",     "trap", "brkpt",    "addc",  "subc",       "madc",  "wmma",
-        "mma",  "ldmatrix", "stmatrix", "cp",   "mbarrier", "wgmma", "setmaxnreg"};
-    if (std::find(kept_out.begin(), kept_out.end(), i.opcode) != kept_out.end()) return false;
-    if (i.opcode.starts_with("tcgen05") || i.opcode.starts_with("griddepcontrol")) return false;
-    return !i.has_modifier(".cc");
+    const auto p = ptx::properties(i);
+    return !p.convergent() && !p.carry && !p.side_effects &&
+           (p.control == ptx::ControlKind::None || p.control == ptx::ControlKind::Branch);
+}
+
+// The first convergent operation of the statements, calls aside (they are not fusable anyway).
+const ptx::Instruction* first_convergent(const std::vector<ptx::Statement>& statements) {
+    const ptx::Instruction* found = nullptr;
+    ptx::for_each_instruction(statements, [&](const ptx::Instruction& i) {
+        if (!found && i.control() != ptx::ControlKind::Call && ptx::properties(i).convergent())
+            found = &i;
+    });
+    return found;
 }
 
 // A nested { } scope of registers and instructions (nvcc's -O0 cvta idiom) is melded flattened.
@@ -116,6 +124,9 @@ public:
         c_.header = header;
     }
 
+    // The convergent operation that made run() refuse the construct, if one did.
+    const ptx::Instruction* convergent() const { return convergent_; }
+
     std::variant<Construct, std::string> run() {
         const ptx::Instruction* t = cfg_.blocks[c_.header].terminator();
         if (!t || t->control() != ptx::ControlKind::Branch || !t->guard)
@@ -159,6 +170,7 @@ private:
     std::vector<ptx::BlockId> partner_a_; // per block of arm A, its pair in arm B
     std::vector<bool> flipped_;           // per block of arm A, BlockPair::flipped
     std::vector<bool> inner_join_;        // per block, whether it is an inner join of arm A
+    const ptx::Instruction* convergent_ = nullptr;
 
     JumpStop at_join() const { return {c_.join}; }
     JumpStop at_join_or_inner_join() const { return {c_.join, &inner_join_}; }
@@ -171,8 +183,10 @@ private:
             const auto x = stack.back();
             stack.pop_back();
             if (x == c_.header) return "an arm leads back to the branch";
+            if ((convergent_ = first_convergent(cfg_.blocks[x].statements)))
+                return analysis::left_alone(*convergent_);
             if (!fusable_block(cfg_.blocks[x]))
-                return "an arm holds a warp-wide operation, barrier, call, return or carry chain";
+                return "an arm holds a call, return, carry chain or instruction with side effects";
             region.push_back(x);
             if (region.size() > max_blocks_) return "an arm has too many blocks";
             const auto exits = exits_of(x, &jumps);
@@ -402,10 +416,13 @@ std::vector<RawExits> raw_exits(const ptx::Cfg& cfg) {
     return exits;
 }
 
-std::variant<Construct, std::string> find_construct(passes::FunctionUnit& function,
+std::variant<Construct, NoConstruct> find_construct(passes::FunctionUnit& function,
                                                     const std::vector<RawExits>& raw,
                                                     ptx::BlockId header, size_t max_blocks) {
-    return Finder(function, raw, header, max_blocks).run();
+    Finder finder(function, raw, header, max_blocks);
+    auto found = finder.run();
+    if (auto* construct = std::get_if<Construct>(&found)) return std::move(*construct);
+    return NoConstruct{std::get<std::string>(std::move(found)), finder.convergent()};
 }
 
 } // namespace cfr::fusion

@@ -62,9 +62,16 @@ struct RawExits {
 // Every block's RawExits, found once for all the constructs of a CFG.
 std::vector<RawExits> raw_exits(const ptx::Cfg& cfg);
 
+// Why a branch heads no construct; `convergent`: the convergent operation in an arm that the
+// construct is left alone for (analysis::left_alone() is then `why`).
+struct NoConstruct {
+    std::string why;
+    const ptx::Instruction* convergent = nullptr;
+};
+
 // The construct headed by `header` (a block ending in a conditional bra), or why there is none;
 // `raw` is raw_exits() of the function's CFG.
-std::variant<Construct, std::string> find_construct(passes::FunctionUnit& function,
+std::variant<Construct, NoConstruct> find_construct(passes::FunctionUnit& function,
                                                     const std::vector<RawExits>& raw,
                                                     ptx::BlockId header, size_t max_blocks);
 

@@ -13,6 +13,9 @@
 // splits at the branch, must reach <min-gain>; `loss`, a bound on what a pass costs more when it
 // does not split (every lane in one arm), must not exceed <max-uniform-loss> (0: never more).
 //
+// Constructs with a convergent operation in an arm (ptx/opcode_properties.hpp) are left alone, and
+// the report says so: fused, it would run with the other arm's lanes, or under a guard.
+//
 // Pre: the functions have CFGs. Post: every lane executes the instructions of its own arm, in
 // its arm's order, with the same values; the structural class of a function does not get worse.
 #include "passes/analysis/divergence.hpp"
@@ -101,8 +104,9 @@ private:
 
     struct Round {
         std::optional<fusion::Fused> best;
-        std::string best_branch;       // "line 57 of k"
-        std::vector<std::string> kept; // melds the cost model turned down, with their numbers
+        std::string best_branch;             // "line 57 of k"
+        std::vector<std::string> kept;       // melds the cost model turned down, with their numbers
+        std::vector<std::string> left_alone; // constructs with a convergent operation in an arm
     };
 
     Round best_construct(ModuleUnit& unit, FunctionUnit& function,
@@ -125,6 +129,11 @@ private:
             const auto found =
                 fusion::find_construct(function, raw_exits, header->block, options_.max_blocks);
             const auto* construct = std::get_if<fusion::Construct>(&found);
+            if (const auto* none = std::get_if<fusion::NoConstruct>(&found);
+                none && none->convergent)
+                round.left_alone.push_back(fmt::format("branch at line {} of {}: {}",
+                                                       header->loc.line, function.function().name,
+                                                       none->why));
             if (!construct) continue;
             // A meld that cannot gain more than the best one so far would not replace it.
             fusion::MeldOptions meld_options;
@@ -155,6 +164,12 @@ private:
         // Each fusion removes a branch, so this ends; the bound guards against surprises.
         for (size_t round = 0; round < function.cfg().blocks.size() + 1; ++round) {
             auto r = best_construct(unit, function, added);
+            if (round == 0 && !r.left_alone.empty()) {
+                report.count("constructs left alone (convergent operation)",
+                             int64_t(r.left_alone.size()));
+                for (auto& line : r.left_alone)
+                    report.decisions.push_back(std::move(line));
+            }
             if (!r.best) {
                 report.count("constructs not profitable", int64_t(r.kept.size()));
                 for (auto& line : r.kept)

@@ -5,6 +5,7 @@
 #include "passes/fusion/alignment.hpp"
 #include "passes/module_unit.hpp"
 #include "ptx/def_use.hpp"
+#include "ptx/opcode_properties.hpp"
 #include "ptx/operand_builders.hpp"
 #include "ptx/walk.hpp"
 
@@ -81,9 +82,7 @@ std::optional<std::string> immediate_type(const Instruction& i, size_t position)
 }
 
 bool is_memory(const Instruction& i) {
-    static constexpr std::array<std::string_view, 9> memory = {"ld",  "st",   "ldu",  "atom", "red",
-                                                               "tex", "tld4", "suld", "sust"};
-    return std::find(memory.begin(), memory.end(), i.opcode) != memory.end();
+    return ptx::properties(i).memory != ptx::Memory::None;
 }
 
 // setp a, b with the comparison that reads b, a.

@@ -13,9 +13,11 @@
 // Pre: the function has a CFG. Post: the function computes what it did, and it is one linear
 // sequence of guarded blocks whose only divergent branches skip a block's code and whose back
 // edges are uniform jumps at block ends (see linear_shape.hpp). Functions with `trap`, `brx.idx`
-// or `exit` in a non-kernel function are left as they are; so are functions of one block.
+// or `exit` in a non-kernel function are left as they are; so are functions of one block, and
+// functions with a convergent operation (analysis/convergence.hpp).
 // `selective=true` rewrites only functions with an unstructured edge (seed 002 Definition 1) and
 // a divergent branch where the cost model says it pays.
+#include "passes/analysis/convergence.hpp"
 #include "passes/analysis/divergence.hpp"
 #include "passes/linearize/cost_model.hpp"
 #include "passes/linearize/linear_shape.hpp"
@@ -46,8 +48,9 @@ class FunctionBlockip {
 public:
     FunctionBlockip(passes::FunctionUnit& f, const BlockipOptions& options,
                     const analysis::FunctionDivergence* verdicts, const FunctionProfile* profile,
-                    passes::PassReport& report)
-        : f_(f), options_(options), verdicts_(verdicts), profile_(profile), report_(report) {}
+                    const analysis::ConvergentCode& convergent, passes::PassReport& report)
+        : f_(f), options_(options), verdicts_(verdicts), profile_(profile), convergent_(convergent),
+          report_(report) {}
 
     void run() {
         const ptx::Cfg& cfg = f_.cfg();
@@ -58,6 +61,13 @@ public:
             report_.count("functions left (unsupported code)");
             report_.decisions.push_back(
                 fmt::format("{}: left as it is ({})", f_.function().name, why));
+            return;
+        }
+        // Every block would run under its JOIN check, lanes apart.
+        if (const auto* op = convergent_.first(f_.cfg(), order_)) {
+            report_.count("functions left alone (convergent operation)");
+            report_.decisions.push_back(
+                fmt::format("{}: {}", f_.function().name, analysis::left_alone(*op)));
             return;
         }
         position_.assign(f_.graph().size(), 0);
@@ -79,6 +89,7 @@ private:
     const BlockipOptions& options_;
     const analysis::FunctionDivergence* verdicts_;
     const FunctionProfile* profile_;
+    const analysis::ConvergentCode& convergent_;
     passes::PassReport& report_;
     std::vector<NodeId> order_;
     std::vector<uint32_t> position_;
@@ -260,13 +271,14 @@ public:
         passes::PassReport report;
         std::vector<analysis::FunctionDivergence> verdicts;
         if (options_.selective) verdicts = unit.divergence().functions;
+        const analysis::ConvergentCode convergent(unit);
         for (auto& function : unit.functions()) {
             const analysis::FunctionDivergence* v = nullptr;
             for (const auto& fv : verdicts)
                 if (fv.function == function.function().name) v = &fv;
             const FunctionProfile* p =
                 profile_ ? profile_->find(function.function().name) : nullptr;
-            FunctionBlockip(function, options_, v, p, report).run();
+            FunctionBlockip(function, options_, v, p, convergent, report).run();
         }
         return report;
     }

@@ -3,6 +3,7 @@
 #include "passes/linearize/cost_model.hpp"
 
 #include "passes/analysis/loops.hpp"
+#include "ptx/opcode_properties.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -28,23 +29,28 @@ double memory_weight(const ptx::Instruction& in) {
     return 4;
 }
 
+// By the opcode's cost class (ptx/opcode_properties.hpp).
 double gpu_weight(const ptx::Instruction& in) {
-    const std::string& op = in.opcode;
-    if (op == "sin" || op == "cos" || op == "ex2" || op == "lg2" || op == "tanh") return 4;
-    if (op == "rsqrt" || op == "rcp" || op == "sqrt")
+    switch (ptx::properties(in).cost) {
+    case ptx::CostClass::Transcendental:
+        return 4;
+    case ptx::CostClass::Root:
         return has(in, ".approx") ? 4 : (is_f64(in) ? 20 : 10);
-    if (op == "div") {
+    case ptx::CostClass::Divide:
         if (has(in, ".approx")) return 4;
-        if (has(in, ".f32")) return 10;
-        return 20;
+        return has(in, ".f32") ? 10 : 20;
+    case ptx::CostClass::Memory:
+        return memory_weight(in);
+    case ptx::CostClass::Atomic:
+        return 8;
+    case ptx::CostClass::Call:
+        return 10;
+    case ptx::CostClass::Barrier:
+        return 4;
+    case ptx::CostClass::Plain:
+        break;
     }
-    if (op == "rem") return 20;
-    if (op == "ld" || op == "st" || op == "ldu") return memory_weight(in);
-    if (op == "atom" || op == "red") return 8;
-    if (op == "call") return 10;
-    if (op == "bar" || op == "barrier") return 4;
-    if (is_f64(in)) return 2;
-    return 1;
+    return is_f64(in) ? 2 : 1;
 }
 
 const ptx::Instruction* first_instruction(const ptx::BasicBlock& block) {

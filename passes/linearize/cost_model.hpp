@@ -1,10 +1,11 @@
 // The cost model that decides whether a linearization pays, per region and per loop: estimated
 // cycles of the original control flow against those of the linearized one.
 //
-// Instruction weights (static): approximate issue cost of one warp instruction relative to an
-// FP32 add (Weights::Gpu): MUFU transcendentals 4, double precision 2, global/local/generic
-// memory 4, shared 2, atomics 8, full-precision division and square root 10, integer division and
-// remainder 20, calls 10, everything else 1. Weights::Unit counts every instruction as 1, which is
+// Instruction weights (static), by the cost class of the opcode table (ptx/opcode_properties.hpp):
+// approximate issue cost of one warp instruction relative to an FP32 add (Weights::Gpu): MUFU
+// transcendentals 4, double precision 2, global/local/generic memory 4, shared 2, atomics 8,
+// full-precision division and square root 10, integer division and remainder 20, calls 10,
+// barriers 4, everything else 1. Weights::Unit counts every instruction as 1, which is
 // what the emulator's warp-instruction count measures; the model is calibrated against it.
 //
 // Executions (per warp, per pass through a region or per loop iteration) come from a symbolic run

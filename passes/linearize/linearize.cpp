@@ -11,11 +11,14 @@
 // Pre: the function has a CFG. Post: the function computes what it did; where every region was
 // linearized (not `selective`, no `max-depth`), the CFG has no unstructured edge (Definition 1,
 // read through jump blocks: linear_shape.hpp).
-// Regions holding `trap`, `brx.idx`, or `exit` in a non-kernel function are left as they are.
+// Regions holding `trap`, `brx.idx`, or `exit` in a non-kernel function are left as they are, and
+// so are regions and loop merges holding a convergent operation (analysis/convergence.hpp): their
+// blocks would run under guards of their own, lanes apart.
 // `selective=true` leaves regions whose branches the divergence analysis proves uniform, and
 // regions where the cost model (cost_model.hpp) says linearization does not pay; `merge-loops=auto`
 // merges a loop into its parent only where the cost model says it pays. The decisions and their
 // numbers are in the pass report.
+#include "passes/analysis/convergence.hpp"
 #include "passes/analysis/divergence.hpp"
 #include "passes/linearize/cost_model.hpp"
 #include "passes/linearize/linear_shape.hpp"
@@ -47,19 +50,6 @@ struct Options {
     Weights weights = Weights::Gpu;
 };
 
-bool warp_synchronous(const ptx::Instruction& in) {
-    const std::string& op = in.opcode;
-    return op == "bar" || op == "barrier" || op == "shfl" || op == "vote" || op == "match" ||
-           op == "activemask" || op == "redux" || (op == "bar" && in.has_modifier(".warp"));
-}
-
-bool has_warp_synchronous(const ptx::BasicBlock& block) {
-    for (const auto& s : block.statements)
-        if (const auto* in = std::get_if<ptx::Instruction>(&s); in && warp_synchronous(*in))
-            return true;
-    return false;
-}
-
 std::vector<bool> flags(size_t n, const std::vector<NodeId>& nodes) {
     std::vector<bool> in(n, false);
     for (NodeId v : nodes)
@@ -75,9 +65,10 @@ class FunctionLinearizer {
 public:
     FunctionLinearizer(passes::FunctionUnit& f, const Options& options,
                        const analysis::FunctionDivergence* verdicts, const Profile* profile,
-                       passes::PassReport& report)
+                       const analysis::ConvergentCode& convergent, passes::PassReport& report)
         : f_(f), options_(options), verdicts_(verdicts),
-          profile_(profile ? profile->find(f.function().name) : nullptr), report_(report) {}
+          profile_(profile ? profile->find(f.function().name) : nullptr), convergent_(convergent),
+          report_(report) {}
 
     void run() {
         const ptx::Cfg& cfg = f_.cfg();
@@ -117,6 +108,7 @@ private:
     const Options& options_;
     const analysis::FunctionDivergence* verdicts_;
     const FunctionProfile* profile_;
+    const analysis::ConvergentCode& convergent_;
     passes::PassReport& report_;
     std::vector<bool> divergent_;
     std::vector<Edge> unstructured_;
@@ -187,9 +179,12 @@ private:
             if (loop.parent < 0) continue;
             const auto& parent = nest.loops[loop.parent];
             if (!loop.reducible() || !parent.reducible()) continue;
-            if (std::any_of(parent.body.begin(), parent.body.end(),
-                            [&](NodeId b) { return has_warp_synchronous(f_.cfg().blocks[b]); })) {
-                report_.count("loops not merged (warp-synchronous code)");
+            // Merged, the parent's body would run under a guard per lane, its iterations apart.
+            if (const auto* op = convergent_.first(f_.cfg(), parent.body)) {
+                report_.count("loops not merged (convergent operation)");
+                report_.decisions.push_back(
+                    fmt::format("merge-loops: loop at {} into loop at {}: {}", where(loop.header),
+                                where(parent.header), analysis::left_alone(*op)));
                 continue;
             }
             const MergeEstimate e = estimate_merge(costs, loop, parent);
@@ -383,6 +378,13 @@ private:
             report_.count("regions left uniform");
             return std::nullopt;
         }
+        // Linearized, each block of the region would run under a guard of its own.
+        if (const auto* op = convergent_.first(f_.cfg(), plan.region.blocks)) {
+            report_.count("regions left alone (convergent operation)");
+            report_.decisions.push_back(
+                fmt::format("region at {}: {}", where(at), analysis::left_alone(*op)));
+            return std::nullopt;
+        }
         std::vector<bool> keep_out(f_.graph().size(), false);
         for (const auto& group : groups_)
             for (int l : group)
@@ -562,11 +564,13 @@ public:
         std::vector<analysis::FunctionDivergence> verdicts;
         if (options_.selective || options_.max_depth || options_.merge == MergeMode::Auto)
             verdicts = unit.divergence().functions;
+        const analysis::ConvergentCode convergent(unit);
         for (auto& function : unit.functions()) {
             const analysis::FunctionDivergence* v = nullptr;
             for (const auto& fv : verdicts)
                 if (fv.function == function.function().name) v = &fv;
-            FunctionLinearizer(function, options_, v, profile_ ? &*profile_ : nullptr, report)
+            FunctionLinearizer(function, options_, v, profile_ ? &*profile_ : nullptr, convergent,
+                               report)
                 .run();
         }
         return report;

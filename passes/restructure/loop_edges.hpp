@@ -22,8 +22,11 @@ struct LoopEdges {
 // exit edge; the entry edge leads into a linear condition S whose last node has the exit edge
 // and the edge into the body), copies S, diverts the repetition edge to the copy and returns the
 // new repetition edge, from the copy of S's last node into the body. Otherwise nullopt, and the
-// graph is unchanged. `added` counts the copied nodes.
+// graph is unchanged. `added` counts the copied nodes. S is not copied where it holds a
+// convergent operation (its copies would run with different lanes): nullopt, and `convergent`
+// names the operation.
 std::optional<SlotEdge> invert_head_controlled_loop(RGraph& graph, const LoopEdges& loop,
-                                                    const Digraph& shape, size_t& added);
+                                                    const Digraph& shape, size_t& added,
+                                                    const ptx::Instruction*& convergent);
 
 } // namespace cfr::restructure

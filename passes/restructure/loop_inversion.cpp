@@ -7,7 +7,8 @@
 namespace cfr::restructure {
 
 std::optional<SlotEdge> invert_head_controlled_loop(RGraph& graph, const LoopEdges& loop,
-                                                    const Digraph& shape, size_t& added) {
+                                                    const Digraph& shape, size_t& added,
+                                                    const ptx::Instruction*& convergent) {
     if (loop.entries.size() != 1 || loop.repetition.size() != 1 || loop.exits.size() != 1)
         return std::nullopt;
     auto copyable = [&](NodeId n) {
@@ -32,6 +33,11 @@ std::optional<SlotEdge> invert_head_controlled_loop(RGraph& graph, const LoopEdg
     const uint32_t body_slot = 1 - exit.slot;
     if (!loop.in[graph.nodes[last].succ[body_slot]]) return std::nullopt;
     if (!std::all_of(condition.begin(), condition.end(), copyable)) return std::nullopt;
+    for (const NodeId s : condition)
+        if (const auto* op = graph.convergent_in(s)) {
+            convergent = op;
+            return std::nullopt;
+        }
 
     // S_c, linked like S; its last node keeps S's edges into the body and out of the loop.
     std::vector<NodeId> copies;

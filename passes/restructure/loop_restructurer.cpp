@@ -4,10 +4,13 @@
 // and post-conditions.
 #include "passes/restructure/loop_restructurer.hpp"
 
+#include "passes/analysis/convergence.hpp"
 #include "passes/analysis/loops.hpp"
 #include "passes/analysis/reachability.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/restructure/loop_edges.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
@@ -160,11 +163,14 @@ private:
         const size_t nodes_before = graph_.nodes.size();
         if (mode_ == LoopMode::Copy) {
             size_t copied = 0;
-            if (const auto repetition = invert_head_controlled_loop(graph_, loop, shape, copied)) {
+            const ptx::Instruction* convergent = nullptr;
+            if (const auto repetition =
+                    invert_head_controlled_loop(graph_, loop, shape, copied, convergent)) {
                 result_.nodes_added += copied;
                 result_.repetition_edges.push_back(*repetition);
                 return;
             }
+            if (convergent) result_.not_copied.push_back(convergent);
         }
         const SlotEdge repetition = predicate(loop);
         result_.nodes_added += graph_.nodes.size() - nodes_before;
@@ -284,6 +290,13 @@ PassReport LoopRestructuringPass::run(ModuleUnit& unit) {
         const auto result = restructure_loops(graph, mode_, [&](const std::string& stem) {
             return function.new_register(".b32", stem);
         });
+        for (const auto* op : result.not_copied) {
+            report.count("loop conditions not copied (convergent operation)");
+            report.decisions.push_back(fmt::format("{}: loop condition not copied, restructured "
+                                                   "by predication ({})",
+                                                   function.function().name,
+                                                   analysis::left_alone(*op)));
+        }
         if (result.loops_restructured == 0) continue;
         const size_t blocks = function.cfg().blocks.size();
         const size_t edges = function.cfg().edges.size();

@@ -22,6 +22,9 @@ struct LoopRestructuring {
     size_t loops_restructured = 0;          // loops whose shape changed
     size_t variables_added = 0;             // q and r
     size_t nodes_added = 0;                 // Assign, Branch, Dummy and copied nodes
+    // IV-C: the convergent operations that kept a loop's condition from being copied; those
+    // loops are restructured as in IV-A.
+    std::vector<const ptx::Instruction*> not_copied;
 };
 
 // Seed 000 IV-A / IV-C on the whole graph: every SCC reachable from entry is given a unique

@@ -8,8 +8,9 @@
 //
 // Pre: the function has a CFG. Post: as `restructure-loops`: every loop is tail-controlled, the
 // function computes what it did, and a function whose loops all are tail-controlled already is
-// not rewritten. Blocks with declarations or branch-target tables are not copied (their loops
-// are restructured by predication).
+// not rewritten. Blocks with declarations, branch-target tables or a convergent operation
+// (ptx/opcode_properties.hpp: copies would run with different lanes) are not copied; their loops
+// are restructured by predication, and the report names the convergent operation.
 #include "passes/pass_list.hpp"
 #include "passes/restructure/loop_restructurer.hpp"
 

@@ -3,6 +3,8 @@
 
 #include "passes/analysis/loops.hpp"
 #include "passes/module_unit.hpp"
+#include "ptx/opcode_properties.hpp"
+#include "ptx/walk.hpp"
 
 #include <algorithm>
 
@@ -26,6 +28,13 @@ RGraph RGraph::from_function(passes::FunctionUnit& unit) {
                         (directive->name == ".branchtargets" || directive->name == ".calltargets" ||
                          directive->name == ".callprototype"));
             }));
+    for (const ptx::BasicBlock& block : cfg.blocks) {
+        const ptx::Instruction* convergent = nullptr;
+        ptx::for_each_instruction(block.statements, [&](const ptx::Instruction& in) {
+            if (!convergent && ptx::properties(in).convergent()) convergent = &in;
+        });
+        graph.block_convergent.push_back(convergent);
+    }
     graph.exit = cfg.exit();
     graph.nodes[graph.exit].kind = NodeKind::Exit;
     for (const ptx::CfgEdge& edge : cfg.edges)
@@ -57,6 +66,12 @@ bool latch_through_jump_block(const RGraph& graph, const ptx::Cfg& cfg) {
                     is_jump_block(cfg.blocks[edge.to]) && graph.nodes[edge.to].succ.front() == to)
                     return true;
     return false;
+}
+
+const ptx::Instruction* RGraph::convergent_in(NodeId n) const {
+    const RNode& node = nodes[n];
+    if (node.kind != NodeKind::Original || node.block >= block_convergent.size()) return nullptr;
+    return block_convergent[node.block];
 }
 
 NodeId RGraph::add(RNode node) {

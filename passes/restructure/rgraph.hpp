@@ -99,6 +99,12 @@ public:
     // Per input block: whether it may be copied (IV-C): no declarations, no branch-target or
     // call-target tables. Empty (a graph built by hand): every block may be copied.
     std::vector<bool> block_copyable;
+    // Per input block: its first convergent operation (ptx/opcode_properties.hpp; a call counts),
+    // or null. Empty (a graph built by hand): none.
+    std::vector<const ptx::Instruction*> block_convergent;
+
+    // The first convergent operation of an Original node's block, or null.
+    const ptx::Instruction* convergent_in(NodeId n) const;
 
     NodeId add(RNode node);
     NodeId add_assign(const std::string& var, uint32_t value, NodeId next);

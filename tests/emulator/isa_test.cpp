@@ -301,6 +301,46 @@ L1:
     CHECK(e.code == ErrorCode::InvalidPtx);
 }
 
+TEST_CASE("warp exchanges and matrix instructions it does not run are refused as unsupported, "
+          "naming the instruction",
+          "[emulator][errors]") {
+    const std::string ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry redux()
+{
+    .reg .b32 %r<3>;
+    mov.u32 %r1, %tid.x;
+    redux.sync.add.u32 %r2, %r1, -1;
+    ret;
+}
+.visible .entry elect()
+{
+    .reg .b32 %r<2>;
+    .reg .pred %p<2>;
+    elect.sync %r1|%p1, -1;
+    ret;
+}
+.visible .entry matrix()
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<2>;
+    ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, [%rd1];
+    ret;
+}
+)";
+    Fixture fx(ptx);
+    for (const auto& [kernel, spelling] :
+         {std::pair{"redux", "'redux.sync.add.u32'"},
+          {"elect", "'elect.sync'"},
+          {"matrix", "'ldmatrix.sync.aligned.m8n8.x1.shared.b16'"}}) {
+        INFO(kernel);
+        const auto e = fx.run(kernel, {1}, {32}, Params());
+        CHECK(e.code == ErrorCode::Unsupported);
+        CHECK_THAT(e.message, Catch::Contains("unsupported instruction " + std::string(spelling)));
+    }
+}
+
 TEST_CASE("a failed device-side assertion and a bad access are told apart by value",
           "[emulator][errors]") {
     Fixture fx(read_data("faults_sm75.ptx"));

@@ -232,3 +232,50 @@ C:
 )";
     CHECK(verdicts(ptx, "k") == "dd");
 }
+
+TEST_CASE("matrix fragments, mbarrier tests and unknown instructions are divergent sources; votes "
+          "and reductions over the warp are not",
+          "[divergence]") {
+    const std::string ptx = ".version 8.0\n.target sm_80\n.address_size 64\n" + std::string(R"(
+.visible .entry k(.param .u64 a)
+{
+    .reg .pred %p<6>;
+    .reg .b32 %r<9>;
+    .reg .f32 %f<5>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [a];
+    mov.u32 %r1, 3;
+    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r1, %r1, %r1}, {%r1, %r1}, {%f1, %f1, %f1, %f1};
+    setp.eq.f32 %p1, %f1, 0f00000000;
+    @%p1 bra B;
+B:
+    mbarrier.test_wait.shared.b64 %p2, [%rd1], %rd2;
+    @%p2 bra C;
+C:
+    frobnicate.b32 %r2, %r1;
+    setp.eq.s32 %p3, %r2, 0;
+    @%p3 bra D;
+D:
+    setp.eq.s32 %p4, %r1, 3;
+    vote.sync.any.pred %p4, %p4, -1;
+    @%p4 bra E;
+E:
+    redux.sync.add.u32 %r3, %r1, -1;
+    setp.eq.s32 %p5, %r3, 0;
+    @%p5 bra F;
+F:
+    ret;
+}
+)");
+    CHECK(verdicts(ptx, "k") == "ddduu");
+    auto module = cfr::ptx::parse(ptx, "test.ptx");
+    cfr::passes::ModuleUnit unit(module);
+    const auto& branches = unit.divergence().find("k")->branches;
+    CHECK_THAT(branches[0].reasons.back(),
+               Catch::Contains("result of a matrix instruction (mma), which gives each thread its "
+                               "own part"));
+    CHECK_THAT(branches[1].reasons.back(),
+               Catch::Contains("result of mbarrier, which depends on when each thread asks"));
+    CHECK_THAT(branches[2].reasons.back(),
+               Catch::Contains("result of frobnicate, an instruction the analysis does not know"));
+}

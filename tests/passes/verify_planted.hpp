@@ -1,11 +1,13 @@
 // Passes planted in tests, each breaking one check of the verifier (passes/verify.hpp) in the
-// function named by its `kernel` option (default: the first with a conditional branch), and a
-// module of two kernels to plant them in.
+// function named by its `kernel` option (default: the first with a conditional branch), a module
+// of two kernels to plant them in, and a kernel with an mma for those of the convergence check.
 #pragma once
 
 #include "passes/module_unit.hpp"
 #include "passes/registry.hpp"
 #include "passes/verify.hpp"
+#include "ptx/cfg.hpp"
+#include "ptx/operand_builders.hpp"
 
 #include <functional>
 #include <memory>
@@ -56,6 +58,29 @@ $L__join:
     @%p1 bra $L__skip;
     st.global.u32 [%rd3], %r1;
 $L__skip:
+    ret;
+}
+)";
+
+// One mma.sync that every lane of a warp runs together: the tensor core reads the lanes'
+// fragments as one.
+inline const char* kTensorKernel = R"(.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry tensor(.param .u64 out)
+{
+    .reg .b32 %r<4>;
+    .reg .f32 %f<6>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %laneid;
+    mov.f32 %f1, 0f00000000;
+    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f2, %f3, %f4, %f5}, {%r1, %r1, %r1, %r1}, {%r1, %r1}, {%f1, %f1, %f1, %f1};
+    mul.wide.u32 %rd2, %r1, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.f32 [%rd3], %f2;
     ret;
 }
 )";
@@ -120,6 +145,50 @@ inline void register_as_symbol(passes::FunctionUnit& f) {
                     }
 }
 
+// The function's body laid out, `edit` applied at its first mma, as its new CFG.
+inline void edit_at_mma(passes::FunctionUnit& f,
+                        const std::function<void(std::vector<ptx::Statement>&, size_t)>& edit) {
+    std::vector<ptx::Statement> body = ptx::layout(f.cfg());
+    for (size_t i = 0; i < body.size(); ++i)
+        if (const auto* in = std::get_if<ptx::Instruction>(&body[i]); in && in->opcode == "mma") {
+            edit(body, i);
+            break;
+        }
+    ptx::Function rebuilt = f.function();
+    rebuilt.body = std::move(body);
+    f.mutable_cfg() = ptx::build_cfg(rebuilt);
+}
+
+// The mma under a new branch on the low bit of a special register: %laneid makes lanes of a
+// warp run it apart, %ctaid.x does not.
+inline Mutation mma_under_branch_on(const std::string& special) {
+    return [special](passes::FunctionUnit& f) {
+        const std::string value = f.new_register(".b32", "planted");
+        const std::string odd = f.new_register(".pred", "planted");
+        const std::string skip = f.new_label("planted_skip");
+        edit_at_mma(f, [&](std::vector<ptx::Statement>& body, size_t i) {
+            body.insert(body.begin() + long(i) + 1, ptx::Label{skip, {}});
+            const std::vector<ptx::Statement> branch = {
+                ptx::make_instruction("mov", {".u32"},
+                                      {ptx::reg(value), ptx::special_reg(special)}),
+                ptx::make_instruction("and", {".b32"},
+                                      {ptx::reg(value), ptx::reg(value), ptx::imm(1)}),
+                ptx::make_instruction("setp", {".ne", ".u32"},
+                                      {ptx::reg(odd), ptx::reg(value), ptx::imm(0)}),
+                ptx::guarded(ptx::make_instruction("bra", {}, {ptx::label_ref(skip)}), odd)};
+            body.insert(body.begin() + long(i), branch.begin(), branch.end());
+        });
+    };
+}
+
+// A second copy of the mma after the first.
+inline void copy_mma(passes::FunctionUnit& f) {
+    edit_at_mma(f, [](std::vector<ptx::Statement>& body, size_t i) {
+        const ptx::Statement copy = body[i];
+        body.insert(body.begin() + long(i) + 1, copy);
+    });
+}
+
 class PlantedPass : public passes::Pass {
 public:
     PlantedPass(Mutation mutate, std::string kernel)
@@ -176,6 +245,19 @@ inline const std::vector<Plant>& plants() {
     return all;
 }
 
+// Passes that break or keep the convergence check in kTensorKernel's `tensor`.
+inline const std::vector<Plant>& convergence_plants() {
+    static const std::vector<Plant> all = {
+        {"planted-mma-under-lane-guard", passes::Check::Convergence, passes::Promise::Nothing,
+         mma_under_branch_on("%laneid"), "tensor"},
+        {"planted-mma-copied", passes::Check::Convergence, passes::Promise::Nothing, copy_mma,
+         "tensor"},
+        {"planted-mma-under-uniform-guard", passes::Check::Convergence, passes::Promise::Nothing,
+         mma_under_branch_on("%ctaid.x"), "tensor"},
+    };
+    return all;
+}
+
 inline passes::PassInfo pass_info(const Plant& plant) {
     const Mutation mutate = plant.mutate;
     const passes::Promise promise = plant.promise;
@@ -195,6 +277,8 @@ inline passes::PassInfo pass_info(const Plant& plant) {
 inline bool register_all() {
     static const bool registered = [] {
         for (const auto& plant : plants())
+            passes::register_pass(pass_info(plant));
+        for (const auto& plant : convergence_plants())
             passes::register_pass(pass_info(plant));
         return true;
     }();

@@ -169,6 +169,44 @@ TEST_CASE("verifier: each planted violation is caught by its check, naming pass,
     }
 }
 
+TEST_CASE("verifier: a pass that moves an mma under a lane-dependent branch, or copies it, fails "
+          "the convergence check; a branch the warp takes as one does not",
+          "[verify]") {
+    REQUIRE(planted_registered);
+    const auto& plants = test::planted::convergence_plants();
+    for (const auto& plant : plants) {
+        const std::string pipeline = plant.pipeline();
+        INFO(pipeline);
+        const auto off = failure(test::kTensorKernel, pipeline, VerifyLevel::Off);
+        CHECK_FALSE(off);
+        const bool uniform = pipeline.find("uniform") != std::string::npos;
+        for (const auto level : {VerifyLevel::Cheap, VerifyLevel::Full}) {
+            const auto e = failure(test::kTensorKernel, pipeline, level);
+            if (uniform) {
+                CHECK_FALSE(e);
+                continue;
+            }
+            REQUIRE(e);
+            CHECK(e->violation().check == Check::Convergence);
+            CHECK(e->violation().function == "tensor");
+            CHECK(e->pass() == pipeline);
+            const std::string problem = pipeline.find("copied") != std::string::npos
+                                            ? "convergent operation mma at line 14 was copied (1 "
+                                              "before, 2 after)"
+                                            : "convergent operation mma at line 14 moved under a "
+                                              "new lane-dependent condition (0 before, 1 after)";
+            CHECK(e->violation().detail == problem);
+            CHECK_THAT(std::string(e->what()), Catch::Contains("check convergence"));
+        }
+    }
+    // After a real pass the same planted move is caught.
+    const auto e = failure(test::kTensorKernel,
+                           "restructure-loops,planted-mma-under-lane-guard<kernel=tensor>",
+                           VerifyLevel::Cheap);
+    REQUIRE(e);
+    CHECK(e->violation().check == Check::Convergence);
+}
+
 TEST_CASE("verifier: the default level of run_pipeline is full", "[verify]") {
     auto module = ptx::parse(test::kTwoKernels, "input.ptx");
     CHECK_THROWS_AS(

@@ -1,0 +1,138 @@
+// Convergent operations, the functions that execute them, and control dependence: see
+// convergence.hpp.
+#include "passes/analysis/convergence.hpp"
+
+#include "passes/module_unit.hpp"
+#include "ptx/opcode_properties.hpp"
+#include "ptx/walk.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace cfr::analysis {
+namespace {
+
+// What the module's functions do, before calls are followed.
+struct Body {
+    bool convergent = false;          // holds a convergent operation other than a call
+    std::vector<std::string> callees; // "" for an indirect call
+};
+
+template <typename Statements>
+void read_body(const Statements& statements, Body& body) {
+    ptx::for_each_instruction(statements, [&](const ptx::Instruction& in) {
+        if (in.control() == ptx::ControlKind::Call)
+            body.callees.push_back(callee(in));
+        else if (ptx::properties(in).convergent())
+            body.convergent = true;
+    });
+}
+
+// Every function the module declares; one declared without a body anywhere (external) is
+// unknown code.
+std::map<std::string, Body> read_module(passes::ModuleUnit& unit) {
+    std::map<std::string, Body> bodies;
+    std::set<std::string> defined;
+    for (auto& item : unit.module().items) {
+        const auto* f = std::get_if<ptx::Function>(&item);
+        if (!f) continue;
+        Body& body = bodies[f->name];
+        if (auto* function = unit.find(f->name); function && defined.insert(f->name).second)
+            for (const auto& block : function->cfg().blocks)
+                read_body(block.statements, body);
+        else if (f->body && defined.insert(f->name).second)
+            read_body(*f->body, body);
+    }
+    for (auto& [name, body] : bodies)
+        if (!defined.count(name)) body.convergent = true;
+    return bodies;
+}
+
+} // namespace
+
+ConvergentCode::ConvergentCode(passes::ModuleUnit& unit) {
+    const auto bodies = read_module(unit);
+    for (const auto& [name, body] : bodies)
+        if (body.convergent) functions_.insert(name);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (const auto& [name, body] : bodies) {
+            if (functions_.count(name)) continue;
+            const bool calls_convergent =
+                std::any_of(body.callees.begin(), body.callees.end(), [&](const std::string& c) {
+                    return c.empty() || !bodies.count(c) || functions_.count(c);
+                });
+            if (calls_convergent) changed = functions_.insert(name).second;
+        }
+    }
+}
+
+bool ConvergentCode::convergent(const ptx::Instruction& instruction) const {
+    if (instruction.control() != ptx::ControlKind::Call)
+        return ptx::properties(instruction).convergent();
+    const std::string name = callee(instruction);
+    return name.empty() || functions_.count(name) != 0;
+}
+
+const ptx::Instruction* ConvergentCode::first(const std::vector<ptx::Statement>& statements) const {
+    const ptx::Instruction* found = nullptr;
+    ptx::for_each_instruction(statements, [&](const ptx::Instruction& in) {
+        if (!found && convergent(in)) found = &in;
+    });
+    return found;
+}
+
+const ptx::Instruction* ConvergentCode::first(const ptx::Cfg& cfg,
+                                              std::span<const NodeId> blocks) const {
+    for (const NodeId b : blocks)
+        if (b < cfg.blocks.size())
+            if (const auto* found = first(cfg.blocks[b].statements)) return found;
+    return nullptr;
+}
+
+std::string callee(const ptx::Instruction& call) {
+    for (const auto& operand : call.operands) {
+        if (operand.kind == ptx::Operand::Kind::List) continue;
+        return operand.kind == ptx::Operand::Kind::Symbol ? operand.text : std::string();
+    }
+    return {};
+}
+
+std::string left_alone(const ptx::Instruction& convergent) {
+    return fmt::format("left alone: convergent operation {} at line {}", convergent.opcode,
+                       convergent.loc.line);
+}
+
+ControlDependence::ControlDependence(const Digraph& g, const DominatorTree& post_dominators)
+    : direct_(g.size()) {
+    const auto& ipdom = post_dominators.idom;
+    for (NodeId x = 0; x < g.size(); ++x) {
+        const std::set<NodeId> successors(g.succ[x].begin(), g.succ[x].end());
+        if (successors.size() < 2) continue;
+        for (NodeId v : successors)
+            for (size_t steps = 0; v != kNoNode && v != ipdom[x] && steps < g.size(); ++steps) {
+                if (direct_[v].empty() || direct_[v].back() != x) direct_[v].push_back(x);
+                v = ipdom[v];
+            }
+    }
+}
+
+std::vector<NodeId> ControlDependence::controlling(NodeId block) const {
+    std::vector<bool> seen(direct_.size(), false);
+    std::vector<NodeId> stack(direct_[block].begin(), direct_[block].end()), out;
+    while (!stack.empty()) {
+        const NodeId x = stack.back();
+        stack.pop_back();
+        if (seen[x]) continue;
+        seen[x] = true;
+        out.push_back(x);
+        stack.insert(stack.end(), direct_[x].begin(), direct_[x].end());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace cfr::analysis
