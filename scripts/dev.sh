@@ -69,9 +69,20 @@ configure() {
     fi
 }
 
+# CFRJIT_DEBUG_INFO=lines (.ci/run sets it): the build's debug information is line tables only
+# (-g1). Backtraces and sanitizer reports keep their files and lines; a debugger sees no local
+# variables; the compile takes a third less time than with full debug information (-g).
+debug_info_flags() {
+    [ "${CFRJIT_DEBUG_INFO:-full}" = lines ] || return 0
+    echo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+    echo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG"
+}
+
 build() {
     stage "packages" deps
-    stage "configure" configure "$build"
+    local flags=()
+    mapfile -t flags < <(debug_info_flags)
+    stage "configure" configure "$build" "${flags[@]}"
     stage "build" cmake --build "$build" -j "$jobs"
 }
 
