@@ -80,6 +80,7 @@ Error FunctionDecoder::address(const ptx::Operand& op, Addr& out) const {
         if (!r) return invalid("undeclared register " + base.text);
         out.has_reg = true;
         out.reg = *r;
+        if (p_.functions[fidx_].reg_bits[*r] <= 32) out.width_mask = 0xffffffffu;
         return {};
     }
     if (base.kind == OK::Immediate) {

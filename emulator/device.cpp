@@ -209,6 +209,7 @@ KernelInfo Device::kernel_info(const Kernel* kernel) const {
     info.static_shared_bytes = p.static_shared_bytes;
     info.local_bytes = f.frame_bytes;
     info.registers = f.nregs;
+    info.target_sm = p.target_sm;
     return info;
 }
 

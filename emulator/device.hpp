@@ -35,6 +35,7 @@ struct KernelInfo {
     uint32_t static_shared_bytes = 0;
     uint32_t local_bytes = 0; // per-thread frame of the kernel itself
     uint32_t registers = 0;
+    uint32_t target_sm = 0; // .target sm_XY of the kernel's PTX as XY (0: none)
 };
 
 class Module;     // a loaded, decoded PTX module

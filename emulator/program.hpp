@@ -55,6 +55,7 @@ struct Addr {
     bool frame_relative = false; // a local/param symbol: add the frame's base at run time
     uint32_t reg = 0;
     int64_t offset = 0;
+    uint64_t width_mask = ~uint64_t(0); // reg + offset wraps around at the register's width
 };
 
 enum class BoolOp : uint8_t { None, And, Or, Xor };
@@ -153,6 +154,7 @@ struct Program {
     std::vector<CallSite> calls;
     uint32_t static_shared_bytes = 0;
     uint32_t dynamic_shared_offset = 0; // where extern .shared arrays start
+    uint32_t target_sm = 0;             // .target sm_XY of the PTX as XY
 };
 
 } // namespace cfr::emu

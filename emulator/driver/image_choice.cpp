@@ -266,11 +266,10 @@ ptx::Module parse_input(const PtxInput& input) {
     return module;
 }
 
-bool has_visible_kernel(const ptx::Module& module) {
+// Any kernel with a body: .visible, .weak (template instantiations) or internal (static).
+bool has_kernel(const ptx::Module& module) {
     for (const ptx::TopLevel& item : module.items)
-        if (const auto* f = std::get_if<ptx::Function>(&item);
-            f && f->is_entry && f->body &&
-            std::find(f->linkage.begin(), f->linkage.end(), ".visible") != f->linkage.end())
+        if (const auto* f = std::get_if<ptx::Function>(&item); f && f->is_entry && f->body)
             return true;
     return false;
 }
@@ -281,7 +280,7 @@ ptx::Module compile(const ImagePlan& plan) {
     std::vector<ptx::LinkInput> inputs;
     for (const PtxInput& input : plan.inputs) {
         ptx::Module module = parse_input(input);
-        const bool library = !has_visible_kernel(module);
+        const bool library = !has_kernel(module);
         inputs.push_back({input.name, std::move(module), library});
     }
     ptx::Module linked;
@@ -298,21 +297,10 @@ ptx::Module compile(const ImagePlan& plan) {
     return linked;
 }
 
-uint32_t target_sm(const ptx::Module& module) {
-    for (const std::string& t : module.target) {
-        if (!t.starts_with("sm_")) continue;
-        uint32_t sm = 0;
-        for (size_t i = 3; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i)
-            sm = sm * 10 + static_cast<uint32_t>(t[i] - '0');
-        return sm;
-    }
-    return 0;
-}
-
 } // namespace
 
 std::string target_error(const ptx::Module& module, const std::string& name) {
-    const uint32_t sm = target_sm(module);
+    const uint32_t sm = module.target_sm();
     if (sm <= kDeviceSm) return {};
     return name + ": SM version specified by .target is higher than default SM version assumed (" +
            ".target " + sm_name(sm) + ", device " + sm_name(kDeviceSm) + ")";

@@ -302,4 +302,29 @@ TEST_CASE("images: version-2 wrappers link the PTX of their prelinked containers
     CHECK(cuLibraryLoadData(&library, &useless, nullptr, nullptr, 0, nullptr, nullptr, 0) ==
           CUDA_ERROR_NO_BINARY_FOR_GPU);
 }
+
+TEST_CASE("images: -rdc units whose kernels are all weak or internal are linked") {
+    init_with_context();
+    const auto unit = [](const std::string& linkage, const std::string& kernel, int mark) {
+        std::string ptx = marking_ptx("sm_75", {kernel}, mark, false);
+        const std::string visible = ".visible .entry " + kernel;
+        ptx.replace(ptx.find(visible), visible.size(), linkage + ".entry " + kernel);
+        return fb::write_container({ptx_entry(75, ptx)});
+    };
+    const std::string empty = fb::write_container({});
+    const std::string weak = unit(".weak ", "_Z8templateIiEvPi", 11);
+    const std::string internal = unit("", "internal_kernel", 22);
+    const void* units[] = {weak.data(), internal.data(), nullptr};
+    Wrapper linked{.version = 2, .data = empty.data(), .prelinked = units};
+
+    CUlibrary library = nullptr;
+    REQUIRE(cuLibraryLoadData(&library, &linked, nullptr, nullptr, 0, nullptr, nullptr, 0) ==
+            CUDA_SUCCESS);
+    CUkernel kernel = nullptr;
+    REQUIRE(cuLibraryGetKernel(&kernel, library, "_Z8templateIiEvPi") == CUDA_SUCCESS);
+    CHECK(run_marking(reinterpret_cast<CUfunction>(kernel)) == 11);
+    REQUIRE(cuLibraryGetKernel(&kernel, library, "internal_kernel") == CUDA_SUCCESS);
+    CHECK(run_marking(reinterpret_cast<CUfunction>(kernel)) == 22);
+    CHECK(cuLibraryUnload(library) == CUDA_SUCCESS);
+}
 #endif
