@@ -314,7 +314,13 @@ TEST_CASE("images: -rdc units whose kernels are all weak or internal are linked"
     const std::string empty = fb::write_container({});
     const std::string weak = unit(".weak ", "_Z8templateIiEvPi", 11);
     const std::string internal = unit("", "internal_kernel", 22);
-    const void* units[] = {weak.data(), internal.data(), nullptr};
+    // Like libcudadevrt's: a kernel, but a reference only the JIT's system calls would resolve.
+    std::string runtime_ptx = marking_ptx("sm_75", {"runtime_kernel"}, 33, false);
+    runtime_ptx.replace(runtime_ptx.find(".visible .entry"), 15, ".weak .entry");
+    runtime_ptx.insert(runtime_ptx.find(".weak .entry"),
+                       ".extern .func (.param .b32 r) __cuda_syscall_probe();\n");
+    const std::string runtime = fb::write_container({ptx_entry(75, runtime_ptx)});
+    const void* units[] = {weak.data(), internal.data(), runtime.data(), nullptr};
     Wrapper linked{.version = 2, .data = empty.data(), .prelinked = units};
 
     CUlibrary library = nullptr;
@@ -325,6 +331,7 @@ TEST_CASE("images: -rdc units whose kernels are all weak or internal are linked"
     CHECK(run_marking(reinterpret_cast<CUfunction>(kernel)) == 11);
     REQUIRE(cuLibraryGetKernel(&kernel, library, "internal_kernel") == CUDA_SUCCESS);
     CHECK(run_marking(reinterpret_cast<CUfunction>(kernel)) == 22);
+    CHECK(cuLibraryGetKernel(&kernel, library, "runtime_kernel") == CUDA_ERROR_NOT_FOUND);
     CHECK(cuLibraryUnload(library) == CUDA_SUCCESS);
 }
 #endif

@@ -112,18 +112,23 @@ foreach(mode static shared)
 endforeach()
 add_custom_target(cfrjit_driver_lifetime_apps ALL DEPENDS ${lifetime_outputs})
 
-# The occupancy calculator through cudart (static cudart, PTX only).
-set(occupancy_exe ${apps_out}/occupancy_app_static)
-add_custom_command(OUTPUT ${occupancy_exe}
-    COMMAND ${CFRJIT_NVCC_COMMAND} -gencode arch=compute_75,code=compute_75 -o ${occupancy_exe}
-        ${CFRJIT_DRIVER_APPS}/occupancy_app.cu
-    DEPENDS ${CFRJIT_DRIVER_APPS}/occupancy_app.cu
-    COMMENT "nvcc occupancy_app.cu (static cudart, PTX only)" VERBATIM)
-add_custom_target(cfrjit_driver_occupancy_app ALL DEPENDS ${occupancy_exe})
-add_test(NAME "driver-app: occupancy_app (static cudart)" COMMAND ${occupancy_exe})
-set_tests_properties("driver-app: occupancy_app (static cudart)" PROPERTIES
-    ENVIRONMENT "${strict_env}" PASS_REGULAR_EXPRESSION "occupancy_app: OK"
-    FAIL_REGULAR_EXPRESSION "FAILED")
+# The occupancy calculator, and Thrust/CUB (which read the kernels' PTX version), through cudart
+# (static cudart, PTX only).
+set(attribute_outputs)
+foreach(app occupancy_app thrust_app)
+    set(exe ${apps_out}/${app}_static)
+    add_custom_command(OUTPUT ${exe}
+        COMMAND ${CFRJIT_NVCC_COMMAND} -gencode arch=compute_75,code=compute_75 -o ${exe}
+            ${CFRJIT_DRIVER_APPS}/${app}.cu
+        DEPENDS ${CFRJIT_DRIVER_APPS}/${app}.cu
+        COMMENT "nvcc ${app}.cu (static cudart, PTX only)" VERBATIM)
+    list(APPEND attribute_outputs ${exe})
+    add_test(NAME "driver-app: ${app} (static cudart)" COMMAND ${exe})
+    set_tests_properties("driver-app: ${app} (static cudart)" PROPERTIES
+        ENVIRONMENT "${strict_env}" PASS_REGULAR_EXPRESSION "${app}: OK"
+        FAIL_REGULAR_EXPRESSION "FAILED")
+endforeach()
+add_custom_target(cfrjit_driver_attribute_apps ALL DEPENDS ${attribute_outputs})
 
 foreach(app ctx_destroy_drv strict_violation_drv)
     add_executable(cfrjit_${app} ${CFRJIT_DRIVER_APPS}/${app}.cpp)
