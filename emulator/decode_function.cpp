@@ -60,6 +60,13 @@ const Sym* FunctionDecoder::find_sym(const std::string& name) const {
     return m == module_.symbols.end() ? nullptr : &m->second;
 }
 
+void FunctionDecoder::note_shared(const Sym& sym) const {
+    if (sym.kind != SymKind::Shared || sym.size == 0) return;
+    auto& vars = p_.functions[fidx_].shared_vars;
+    const std::pair<uint32_t, uint32_t> var{uint32_t(sym.value), sym.size};
+    if (std::find(vars.begin(), vars.end(), var) == vars.end()) vars.push_back(var);
+}
+
 void FunctionDecoder::declare(const ptx::Variable& v) {
     if (v.space == ".reg") {
         Ty t = ptx::type_from(v.type);

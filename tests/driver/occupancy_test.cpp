@@ -10,27 +10,41 @@ using namespace fixtures;
 namespace {
 
 // regs40: 40 registers, no shared memory. regs300: 300 registers declared, 255 (the most a thread
-// has) counted. shared20000 (a module of its own: static shared memory is counted per module): 40
-// registers, 20000 bytes of static shared memory.
-const char* kSharedPtx = R"(
-.version 7.0
-.target sm_75
-.address_size 64
-.visible .entry shared20000()
-{
-    .shared .align 4 .b8 buf[20000];
-    .reg .b32 %r<40>;
-    ret;
-}
-)";
-
+// has) counted. shared20000: 40 registers, 20000 bytes of static shared memory of its own.
+// calls_table: the 1000-byte module .shared table that a function it calls uses.
 const char* kOccupancyPtx = R"(
 .version 7.0
 .target sm_75
 .address_size 64
+.shared .align 4 .b8 table[1000];
+.func (.param .b32 r) use_table()
+{
+    .reg .b32 %r<2>;
+    ld.shared.u32 %r1, [table+4];
+    st.param.b32 [r], %r1;
+    ret;
+}
 .visible .entry regs40()
 {
     .reg .b32 %r<40>;
+    ret;
+}
+.visible .entry shared20000()
+{
+    .shared .align 4 .b8 buf[20000];
+    .reg .b32 %r<40>;
+    mov.u32 %r1, 1;
+    st.shared.u32 [buf], %r1;
+    ret;
+}
+.visible .entry calls_table()
+{
+    .reg .b32 %r<2>;
+    {
+    .param .b32 r;
+    call.uni (r), use_table, ();
+    ld.param.b32 %r1, [r];
+    }
     ret;
 }
 .visible .entry regs300()
@@ -41,19 +55,16 @@ const char* kOccupancyPtx = R"(
 )";
 
 struct OccupancyModule {
-    CUmodule module = nullptr, shared = nullptr;
-    CUfunction regs40 = nullptr, shared20000 = nullptr, regs300 = nullptr;
+    CUmodule module = nullptr;
+    CUfunction regs40 = nullptr, shared20000 = nullptr, calls_table = nullptr, regs300 = nullptr;
     OccupancyModule() {
         REQUIRE(cuModuleLoadData(&module, kOccupancyPtx) == CUDA_SUCCESS);
-        REQUIRE(cuModuleLoadData(&shared, kSharedPtx) == CUDA_SUCCESS);
         REQUIRE(cuModuleGetFunction(&regs40, module, "regs40") == CUDA_SUCCESS);
-        REQUIRE(cuModuleGetFunction(&shared20000, shared, "shared20000") == CUDA_SUCCESS);
+        REQUIRE(cuModuleGetFunction(&shared20000, module, "shared20000") == CUDA_SUCCESS);
+        REQUIRE(cuModuleGetFunction(&calls_table, module, "calls_table") == CUDA_SUCCESS);
         REQUIRE(cuModuleGetFunction(&regs300, module, "regs300") == CUDA_SUCCESS);
     }
-    ~OccupancyModule() {
-        cuModuleUnload(module);
-        cuModuleUnload(shared);
-    }
+    ~OccupancyModule() { cuModuleUnload(module); }
 };
 
 int attribute(CUfunction f, CUfunction_attribute a) {
@@ -75,7 +86,8 @@ size_t dynamic_shared_of_128_per_thread(int block_size) {
 
 } // namespace
 
-TEST_CASE("function attributes: PTX version is the PTX's target, binary version the device's") {
+TEST_CASE("function attributes: PTX version is the PTX's target, binary version the device's, "
+          "static shared memory the kernel's") {
     primary();
     OccupancyModule m;
     CHECK(attribute(m.regs40, CU_FUNC_ATTRIBUTE_PTX_VERSION) == 75);
@@ -85,6 +97,8 @@ TEST_CASE("function attributes: PTX version is the PTX's target, binary version 
     CHECK(attribute(m.regs40, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) == 1024);
     CHECK(attribute(m.regs300, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) == 256);
     CHECK(attribute(m.shared20000, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) == 20000);
+    CHECK(attribute(m.regs40, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) == 0);
+    CHECK(attribute(m.calls_table, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) == 1000);
     CHECK(attribute(m.shared20000, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) ==
           48 * 1024 - 20000);
     CHECK(attribute(m.regs40, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) == -1);

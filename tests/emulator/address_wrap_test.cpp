@@ -26,7 +26,8 @@ const char* kWrap = R"(
     add.s32 %r4, %r3, %r2;
     add.u32 %r5, %r1, 1000;
     st.shared.u32 [%r4+4], %r5;
-    st.shared.u32 [sh], 999;
+    mov.u32 %r15, 999;
+    st.shared.u32 [sh], %r15;
     bar.sync 0;
     add.s32 %r6, %r4, -140;
     ld.shared.u32 %r7, [%r6+144];
