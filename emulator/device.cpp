@@ -235,6 +235,7 @@ KernelInfo Device::kernel_info(const Kernel* kernel) const {
     info.local_bytes = f.frame_bytes;
     info.registers = f.nregs;
     info.target_sm = p.target_sm;
+    info.max_threads = f.max_threads;
     return info;
 }
 

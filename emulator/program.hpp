@@ -134,9 +134,10 @@ struct DFunction {
     std::vector<ParamSlot> returns; // func: frame offsets
     uint32_t param_bytes = 0;
     std::vector<uint32_t> callees;
-    std::vector<std::pair<uint32_t, uint32_t>>
-        shared_vars;                           // static .shared it names: offset, bytes
-    Error error;                               // the first decode error: the function cannot run
+    // The static .shared variables it names: offset, bytes.
+    std::vector<std::pair<uint32_t, uint32_t>> shared_vars;
+    uint32_t max_threads = 0; // .maxntid / .reqntid: threads per block at most (0: no limit)
+    Error error;              // the first decode error: the function cannot run
     uint32_t first_block = 0, block_count = 0; // module-wide block numbers
 };
 

@@ -64,6 +64,7 @@ KernelResources kernel_resources(const emu::Kernel* kernel, const FunctionSettin
     k.registers = kernel_registers(info);
     k.static_shared = int(info.static_shared_bytes);
     k.max_threads = max_threads_per_block(k.registers);
+    if (info.max_threads) k.max_threads = std::min(k.max_threads, int(info.max_threads));
     k.max_dynamic_shared =
         settings.max_dynamic_shared.value_or(default_max_dynamic_shared(k.static_shared));
     return k;

@@ -11,7 +11,8 @@ namespace {
 
 // regs40: 40 registers, no shared memory. regs300: 300 registers declared, 255 (the most a thread
 // has) counted. shared20000: 40 registers, 20000 bytes of static shared memory of its own.
-// calls_table: the 1000-byte module .shared table that a function it calls uses.
+// calls_table: the 1000-byte module .shared table that a function it calls uses. bounded and
+// required: at most 128 threads per block (.maxntid, .reqntid).
 const char* kOccupancyPtx = R"(
 .version 7.0
 .target sm_75
@@ -47,6 +48,16 @@ const char* kOccupancyPtx = R"(
     }
     ret;
 }
+.visible .entry bounded()
+.maxntid 128, 1, 1
+{
+    ret;
+}
+.visible .entry required()
+.reqntid 64, 2
+{
+    ret;
+}
 .visible .entry regs300()
 {
     .reg .b32 %r<300>;
@@ -57,12 +68,15 @@ const char* kOccupancyPtx = R"(
 struct OccupancyModule {
     CUmodule module = nullptr;
     CUfunction regs40 = nullptr, shared20000 = nullptr, calls_table = nullptr, regs300 = nullptr;
+    CUfunction bounded = nullptr, required = nullptr;
     OccupancyModule() {
         REQUIRE(cuModuleLoadData(&module, kOccupancyPtx) == CUDA_SUCCESS);
         REQUIRE(cuModuleGetFunction(&regs40, module, "regs40") == CUDA_SUCCESS);
         REQUIRE(cuModuleGetFunction(&shared20000, module, "shared20000") == CUDA_SUCCESS);
         REQUIRE(cuModuleGetFunction(&calls_table, module, "calls_table") == CUDA_SUCCESS);
         REQUIRE(cuModuleGetFunction(&regs300, module, "regs300") == CUDA_SUCCESS);
+        REQUIRE(cuModuleGetFunction(&bounded, module, "bounded") == CUDA_SUCCESS);
+        REQUIRE(cuModuleGetFunction(&required, module, "required") == CUDA_SUCCESS);
     }
     ~OccupancyModule() { cuModuleUnload(module); }
 };
@@ -96,6 +110,8 @@ TEST_CASE("function attributes: PTX version is the PTX's target, binary version 
     CHECK(attribute(m.regs300, CU_FUNC_ATTRIBUTE_NUM_REGS) == 255);
     CHECK(attribute(m.regs40, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) == 1024);
     CHECK(attribute(m.regs300, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) == 256);
+    CHECK(attribute(m.bounded, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) == 128);
+    CHECK(attribute(m.required, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) == 128);
     CHECK(attribute(m.shared20000, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) == 20000);
     CHECK(attribute(m.regs40, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) == 0);
     CHECK(attribute(m.calls_table, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) == 1000);
@@ -189,6 +205,11 @@ TEST_CASE("occupancy: the block size of the highest occupancy") {
             CUDA_SUCCESS);
     CHECK(block == 256);
     CHECK(grid == 132);
+    // .maxntid 128: 16 blocks of 128 fill the 64 warps.
+    REQUIRE(cuOccupancyMaxPotentialBlockSize(&grid, &block, m.bounded, nullptr, 0, 0) ==
+            CUDA_SUCCESS);
+    CHECK(block == 128);
+    CHECK(grid == 16 * 132);
 }
 
 TEST_CASE("occupancy: dynamic shared memory available per block, and no clusters") {
