@@ -383,6 +383,18 @@ void shf_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, r);
     });
 }
+// bmsk: `b` bits set from bit `a` on; .clamp limits both to 32, .wrap takes them modulo 32.
+void bmsk_h(Exec& x, const Inst& in) {
+    const bool clamp = in.mode & ClampShift;
+    for_lanes(x.mask, [&](unsigned l) {
+        uint32_t a = uint32_t(rd(x, in.s[0], l)), b = uint32_t(rd(x, in.s[1], l));
+        a = clamp ? std::min(a, 32u) : (a & 31);
+        b = clamp ? std::min(b, 32u) : (b & 31);
+        const uint32_t from = a >= 32 ? 0 : ~0u << a;
+        const uint32_t beyond = a + b >= 32 ? 0 : ~0u << (a + b);
+        wr(x, in.d[0], l, uint32_t(from & ~beyond));
+    });
+}
 template <class T>
 void sad_h(Exec& x, const Inst& in) {
     ternary<T>(x, in, [](T a, T b, T c) {
@@ -792,6 +804,10 @@ Handler select_int(const DecodeRequest& r, Inst& in) {
         in.mode = uint8_t((r.has(Modifier::L) ? ShiftLeft : 0) |
                           (r.has(Modifier::Clamp) ? ClampShift : 0));
         return shf_h;
+    case Opcode::Bmsk:
+        if (t != Ty::B32 || r.has(Modifier::Clamp) == r.has(Modifier::Wrap)) return nullptr;
+        in.mode = r.has(Modifier::Clamp) ? ClampShift : 0;
+        return bmsk_h;
     case Opcode::Sad:
         return by_int<sad_w>(t);
     case Opcode::Dp4a:

@@ -46,6 +46,7 @@ public:
         : module_(module), memory_(memory), out_(out), p_(out.program) {}
 
     void run() {
+        p_.target_sm = module_.target_sm();
         if (!number_functions_and_allocate_variables()) return;
         if (!initialise_variables()) return;
         lay_out_local_shared();

@@ -5,6 +5,8 @@
 #include "emulator/function_decoder.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdint>
 
 namespace cfr::emu {
 
@@ -58,6 +60,13 @@ const Sym* FunctionDecoder::find_sym(const std::string& name) const {
     }
     auto m = module_.symbols.find(name);
     return m == module_.symbols.end() ? nullptr : &m->second;
+}
+
+void FunctionDecoder::note_shared(const Sym& sym) const {
+    if (sym.kind != SymKind::Shared || sym.size == 0) return;
+    auto& vars = p_.functions[fidx_].shared_vars;
+    const std::pair<uint32_t, uint32_t> var{uint32_t(sym.value), sym.size};
+    if (std::find(vars.begin(), vars.end(), var) == vars.end()) vars.push_back(var);
 }
 
 void FunctionDecoder::declare(const ptx::Variable& v) {
@@ -128,8 +137,32 @@ void FunctionDecoder::parameters(const ptx::Function& fn) {
     }
 }
 
+namespace {
+
+// The threads per block .maxntid and .reqntid allow (the product of the dimensions), 0 without.
+uint32_t thread_limit(const std::vector<ptx::Directive>& performance) {
+    uint64_t limit = 0;
+    for (const ptx::Directive& d : performance) {
+        if (d.name != ".maxntid" && d.name != ".reqntid") continue;
+        uint64_t product = 1, value = 0;
+        for (char c : d.text + ",") {
+            if (std::isdigit(static_cast<unsigned char>(c))) {
+                value = std::min<uint64_t>(value * 10 + uint64_t(c - '0'), UINT32_MAX);
+            } else if (c == ',') {
+                product = std::min<uint64_t>(product * value, UINT32_MAX);
+                value = 0;
+            }
+        }
+        limit = limit ? std::min(limit, product) : product;
+    }
+    return uint32_t(limit);
+}
+
+} // namespace
+
 void FunctionDecoder::run(const ptx::Function& fn) {
     f().begin_pc = uint32_t(p_.code.size());
+    f().max_threads = thread_limit(fn.performance);
     parameters(fn);
     if (fn.body) statements(*fn.body);
     end_of_function(fn);

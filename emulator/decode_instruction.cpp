@@ -64,6 +64,7 @@ Family family_of(Opcode op, const Operands& ops) {
     case Opcode::Bfe:
     case Opcode::Bfi:
     case Opcode::Bfind:
+    case Opcode::Bmsk:
     case Opcode::Brev:
     case Opcode::Clz:
     case Opcode::Cnot:

@@ -43,6 +43,7 @@ Error FunctionDecoder::source(const ptx::Operand& op, Ty t, Src& out) const {
         auto* s = find_sym(op.text);
         if (!s || s->kind == SymKind::Frame || s->kind == SymKind::Function)
             return invalid("symbol '" + op.text + "' has no constant address");
+        note_shared(*s);
         out.imm = true;
         out.bits = s->value + uint64_t(op.offset);
         return {};
@@ -80,6 +81,7 @@ Error FunctionDecoder::address(const ptx::Operand& op, Addr& out) const {
         if (!r) return invalid("undeclared register " + base.text);
         out.has_reg = true;
         out.reg = *r;
+        if (p_.functions[fidx_].reg_bits[*r] <= 32) out.width_mask = 0xffffffffu;
         return {};
     }
     if (base.kind == OK::Immediate) {
@@ -92,6 +94,7 @@ Error FunctionDecoder::address(const ptx::Operand& op, Addr& out) const {
         auto* s = find_sym(base.text);
         if (!s) return invalid("unknown symbol '" + base.text + "'");
         if (s->kind == SymKind::Function) return invalid("address of a function");
+        note_shared(*s);
         out.space = space_of(s->kind);
         out.frame_relative = s->kind == SymKind::Frame;
         out.offset += int64_t(s->value);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <list>
+#include <map>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -197,6 +198,30 @@ std::vector<std::string> Device::kernel_names(const Module* module) const {
     return out;
 }
 
+namespace {
+
+// The bytes of the static .shared variables a kernel and the functions it calls name.
+uint32_t static_shared_of(const Program& p, uint32_t kernel) {
+    std::vector<bool> seen(p.functions.size());
+    std::map<uint32_t, uint32_t> vars; // offset -> bytes
+    std::vector<uint32_t> work{kernel};
+    while (!work.empty()) {
+        const uint32_t f = work.back();
+        work.pop_back();
+        if (f >= seen.size() || seen[f]) continue;
+        seen[f] = true;
+        for (auto [offset, bytes] : p.functions[f].shared_vars)
+            vars[offset] = bytes;
+        work.insert(work.end(), p.functions[f].callees.begin(), p.functions[f].callees.end());
+    }
+    uint32_t total = 0;
+    for (const auto& var : vars)
+        total += var.second;
+    return total;
+}
+
+} // namespace
+
 KernelInfo Device::kernel_info(const Kernel* kernel) const {
     KernelInfo info;
     if (!kernel) return info;
@@ -206,9 +231,11 @@ KernelInfo Device::kernel_info(const Kernel* kernel) const {
     for (auto& s : f.params)
         info.params.push_back({s.name, s.offset, s.size, s.align});
     info.param_bytes = f.param_bytes;
-    info.static_shared_bytes = p.static_shared_bytes;
+    info.static_shared_bytes = static_shared_of(p, kernel->function);
     info.local_bytes = f.frame_bytes;
     info.registers = f.nregs;
+    info.target_sm = p.target_sm;
+    info.max_threads = f.max_threads;
     return info;
 }
 

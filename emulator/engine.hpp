@@ -194,7 +194,7 @@ uint8_t* access(Exec& x, Space space, uint64_t addr, uint32_t bytes, unsigned la
 
 inline uint64_t effective_address(const Exec& x, const Inst& in, unsigned lane) {
     uint64_t a = uint64_t(in.addr.offset);
-    if (in.addr.has_reg) a += x.regs[size_t(in.addr.reg) * 32 + lane];
+    if (in.addr.has_reg) a = (a + x.regs[size_t(in.addr.reg) * 32 + lane]) & in.addr.width_mask;
     if (in.addr.frame_relative) a += x.w->frames.back().local_base;
     return a;
 }

@@ -82,6 +82,8 @@ private:
     uint32_t add_reg(const std::string& name, uint8_t bits);
     const uint32_t* find_reg(const std::string& name) const;
     const Sym* find_sym(const std::string& name) const;
+    // Records a static .shared variable the function names (its share of static shared memory).
+    void note_shared(const Sym& sym) const;
     void parameters(const ptx::Function& fn);
     void declare(const ptx::Variable& v);
     void statements(const std::vector<ptx::Statement>& body);

@@ -106,9 +106,10 @@ inline void lane_addresses(const Exec& x, const Inst& in, LaneAddresses& la) {
     uint64_t off = uint64_t(in.addr.offset);
     if (in.addr.frame_relative) off += x.w->frames.back().local_base;
     const uint64_t* r = in.addr.has_reg ? x.regs + size_t(in.addr.reg) * 32 : nullptr;
+    const uint64_t width = in.addr.width_mask;
     uint64_t lo = ~uint64_t(0), hi = 0, bits = 0;
     for_lanes(x.mask, [&](unsigned l) {
-        uint64_t a = r ? off + r[l] : off;
+        uint64_t a = r ? (off + r[l]) & width : off;
         la.a[l] = a;
         lo = std::min(lo, a);
         hi = std::max(hi, a);

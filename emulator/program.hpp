@@ -55,6 +55,7 @@ struct Addr {
     bool frame_relative = false; // a local/param symbol: add the frame's base at run time
     uint32_t reg = 0;
     int64_t offset = 0;
+    uint64_t width_mask = ~uint64_t(0); // reg + offset wraps around at the register's width
 };
 
 enum class BoolOp : uint8_t { None, And, Or, Xor };
@@ -133,7 +134,10 @@ struct DFunction {
     std::vector<ParamSlot> returns; // func: frame offsets
     uint32_t param_bytes = 0;
     std::vector<uint32_t> callees;
-    Error error;                               // the first decode error: the function cannot run
+    // The static .shared variables it names: offset, bytes.
+    std::vector<std::pair<uint32_t, uint32_t>> shared_vars;
+    uint32_t max_threads = 0; // .maxntid / .reqntid: threads per block at most (0: no limit)
+    Error error;              // the first decode error: the function cannot run
     uint32_t first_block = 0, block_count = 0; // module-wide block numbers
 };
 
@@ -153,6 +157,7 @@ struct Program {
     std::vector<CallSite> calls;
     uint32_t static_shared_bytes = 0;
     uint32_t dynamic_shared_offset = 0; // where extern .shared arrays start
+    uint32_t target_sm = 0;             // .target sm_XY of the PTX as XY
 };
 
 } // namespace cfr::emu

@@ -3,6 +3,8 @@
 
 #include "ptx/opcode_properties.hpp"
 
+#include <cctype>
+
 namespace cfr::ptx {
 
 bool Instruction::has_modifier(std::string_view m) const {
@@ -13,6 +15,17 @@ bool Instruction::has_modifier(std::string_view m) const {
 
 ControlKind Instruction::control() const {
     return properties(opcode_from(opcode)).control;
+}
+
+uint32_t Module::target_sm() const {
+    for (const std::string& t : target) {
+        if (!t.starts_with("sm_")) continue;
+        uint32_t sm = 0;
+        for (size_t i = 3; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i)
+            sm = sm * 10 + static_cast<uint32_t>(t[i] - '0');
+        return sm;
+    }
+    return 0;
 }
 
 bool operator==(const Scope& a, const Scope& b) {

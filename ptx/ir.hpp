@@ -136,6 +136,9 @@ struct Module {
     std::optional<uint32_t> address_size;
     std::vector<TopLevel> items; // in source order
 
+    // The architecture of the `.target sm_XY[a|f]` directive as XY (90 for sm_90a); 0 without one.
+    uint32_t target_sm() const;
+
     friend bool operator==(const Module&, const Module&) = default;
 };
 

@@ -27,7 +27,7 @@ CUresult device_attribute(CUdevice_attribute attribute, int* value) {
     int v = 0;
     switch (attribute) {
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
-        v = 1024;
+        v = kMaxThreadsPerBlock;
         break;
     case CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X:
         v = 1024;
@@ -48,19 +48,19 @@ CUresult device_attribute(CUdevice_attribute attribute, int* value) {
         v = 65535;
         break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK:
-        v = 48 * 1024;
+        v = kSharedPerBlock;
         break;
     case CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY:
         v = 64 * 1024;
         break;
     case CU_DEVICE_ATTRIBUTE_WARP_SIZE:
-        v = 32;
+        v = kWarpSize;
         break;
     case CU_DEVICE_ATTRIBUTE_MAX_PITCH:
         v = 2147483647;
         break;
     case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK:
-        v = 65536;
+        v = kRegistersPerBlock;
         break;
     case CU_DEVICE_ATTRIBUTE_CLOCK_RATE:
         v = kClockKhz;
@@ -135,7 +135,7 @@ CUresult device_attribute(CUdevice_attribute attribute, int* value) {
         v = 50 * 1024 * 1024;
         break;
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR:
-        v = 2048;
+        v = kMaxThreadsPerSm;
         break;
     case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT:
         v = 2;
@@ -159,10 +159,10 @@ CUresult device_attribute(CUdevice_attribute attribute, int* value) {
         v = 1;
         break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
-        v = 228 * 1024;
+        v = kSharedPerSm;
         break;
     case CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR:
-        v = 65536;
+        v = kRegistersPerSm;
         break;
     case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY:
         v = 0;
@@ -195,7 +195,7 @@ CUresult device_attribute(CUdevice_attribute attribute, int* value) {
         v = 0;
         break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
-        v = 227 * 1024;
+        v = kSharedPerBlockOptin;
         break;
     case CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES:
         v = 0;
@@ -213,7 +213,7 @@ CUresult device_attribute(CUdevice_attribute attribute, int* value) {
         v = 0;
         break;
     case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR:
-        v = 32;
+        v = kMaxBlocksPerSm;
         break;
     case CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED:
         v = 0;
@@ -225,7 +225,7 @@ CUresult device_attribute(CUdevice_attribute attribute, int* value) {
         v = 0;
         break;
     case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK:
-        v = 1024;
+        v = kReservedSharedPerBlock;
         break;
     case CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED:
         v = 0;

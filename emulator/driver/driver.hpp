@@ -9,11 +9,13 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -81,7 +83,7 @@ struct Event : Object {
 
 // Settings of a kernel that cuFuncSetAttribute and friends change.
 struct FunctionSettings {
-    int max_dynamic_shared = 0;
+    std::optional<int> max_dynamic_shared; // unset: the device's default
     int preferred_carveout = -1;
     CUfunc_cache cache_config = CU_FUNC_CACHE_PREFER_NONE;
 };
@@ -218,19 +220,78 @@ inline constexpr int kSmMajor = 9;
 inline constexpr int kSmMinor = 0;
 inline constexpr int kSmCount = 132;
 inline constexpr int kClockKhz = 1755000;
+inline constexpr int kWarpSize = 32;
+inline constexpr int kMaxThreadsPerBlock = 1024;
+inline constexpr int kMaxThreadsPerSm = 2048;
+inline constexpr int kMaxBlocksPerSm = 32;
+inline constexpr int kRegistersPerSm = 65536;
+inline constexpr int kRegistersPerBlock = 65536;
+inline constexpr int kMaxRegistersPerThread = 255;
+inline constexpr int kRegisterAllocationUnit = 256; // registers, allocated per warp
+inline constexpr int kSubPartitionsPerSm = 4;       // each holds a quarter of the registers
+inline constexpr int kSharedPerBlock = 48 * 1024;
+inline constexpr int kSharedPerBlockOptin = 227 * 1024;
+inline constexpr int kSharedPerSm = 228 * 1024;
+inline constexpr int kReservedSharedPerBlock = 1024;
+inline constexpr int kSharedAllocationUnit = 128;
 CUresult device_attribute(CUdevice_attribute attribute, int* value);
 const char* device_name();
 CUuuid device_uuid();
 size_t device_memory_bytes();
 
 // Shared by the module, library and kernel exports (exports_module.cpp).
+// What cuFunc* queries look at: a CUfunction, or a CUkernel passed in its place.
+struct FunctionView {
+    const emu::Kernel* kernel = nullptr;
+    FunctionSettings* settings = nullptr;
+    const std::string* name = nullptr;
+    Function* function = nullptr; // null for a CUkernel
+};
+CUresult function_of(CUfunction f, FunctionView* out);
 CUresult get_function(Module* module, const char* name, uint64_t* out);
 // function_attributes.cpp
 CUresult read_file(const char* path, std::string* out);
 CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Kernel* kernel,
                             const FunctionSettings& settings);
-CUresult set_function_attribute(FunctionSettings& settings, CUfunction_attribute attrib, int value);
+CUresult set_function_attribute(FunctionSettings& settings, CUfunction_attribute attrib, int value,
+                                const emu::Kernel* kernel);
 CUresult param_info(const emu::Kernel* kernel, size_t index, size_t* offset, size_t* size);
+
+// occupancy.cpp: what limits how many blocks of a kernel one multiprocessor holds.
+struct KernelResources {
+    int registers = 0;          // per thread
+    int static_shared = 0;      // bytes per block
+    int max_threads = 0;        // per block
+    int max_dynamic_shared = 0; // bytes per block
+};
+KernelResources kernel_resources(const emu::Kernel* kernel, const FunctionSettings& settings);
+int kernel_registers(const emu::KernelInfo& info);
+int max_threads_per_block(int registers);
+int default_max_dynamic_shared(int static_shared);
+int max_active_blocks(const KernelResources& k, int block_size, size_t dynamic_shared);
+size_t available_dynamic_shared(const KernelResources& k, int blocks, int block_size);
+struct BlockSizeChoice {
+    int block_size = 0;
+    int min_grid_size = 0;
+};
+// cuOccupancyMaxPotentialBlockSize's search; `dynamic_shared` gives the bytes for a block size.
+template <class DynamicShared>
+BlockSizeChoice max_potential_block_size(const KernelResources& k, int limit,
+                                         DynamicShared dynamic_shared) {
+    if (limit <= 0 || limit > k.max_threads) limit = k.max_threads;
+    BlockSizeChoice best;
+    int best_threads = 0;
+    const int aligned = (limit + kWarpSize - 1) / kWarpSize * kWarpSize;
+    for (int tried = aligned; tried > 0 && best_threads < kMaxThreadsPerSm; tried -= kWarpSize) {
+        const int size = std::min(limit, tried);
+        const int blocks = max_active_blocks(k, size, dynamic_shared(size));
+        if (blocks * size > best_threads) {
+            best_threads = blocks * size;
+            best = {size, blocks * kSmCount};
+        }
+    }
+    return best;
+}
 
 // The current context's failed launch not yet reported by a synchronisation (then cleared).
 CUresult take_pending_error();

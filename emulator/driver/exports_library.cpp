@@ -199,9 +199,10 @@ CFR_EXPORT CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, C
     Kernel* k = nullptr;
     if (CUresult r = kernel_of(kernel, &k)) return r;
     if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
-    if (CUresult r = set_function_attribute(k->settings, attrib, val)) return r;
+    if (CUresult r = set_function_attribute(k->settings, attrib, val, k->kernel)) return r;
     for (const auto& [ctx, fn] : k->functions)
-        if (Function* f = find_live<Function>(fn)) set_function_attribute(f->settings, attrib, val);
+        if (Function* f = find_live<Function>(fn))
+            set_function_attribute(f->settings, attrib, val, f->kernel);
     return CUDA_SUCCESS;
 }
 

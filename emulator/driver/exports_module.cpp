@@ -30,27 +30,6 @@ CUresult load(CUmodule* module, const void* image, size_t size, const char* api)
     return CUDA_SUCCESS;
 }
 
-// What cuFunc* queries look at: a CUfunction, or a CUkernel passed in its place.
-struct FunctionView {
-    const cfr::emu::Kernel* kernel = nullptr;
-    FunctionSettings* settings = nullptr;
-    const std::string* name = nullptr;
-    Function* function = nullptr; // null for a CUkernel
-};
-
-CUresult function_of(CUfunction f, FunctionView* out) {
-    if (CUresult r = check_init()) return r;
-    const uint64_t value = reinterpret_cast<uint64_t>(f);
-    if (Kernel* k = find_live<Kernel>(value)) {
-        *out = FunctionView{k->kernel, &k->settings, &k->name, nullptr};
-        return CUDA_SUCCESS;
-    }
-    Function* fn = nullptr;
-    if (CUresult r = resolve(f, &fn)) return r;
-    *out = FunctionView{fn->kernel, &fn->settings, &fn->name, fn};
-    return CUDA_SUCCESS;
-}
-
 // Copies the first load error into the caller's CU_JIT_ERROR_LOG_BUFFER, if it gave one.
 void fill_error_log(unsigned n, CUjit_option* options, void** values, CUresult r) {
     if (!options || !values || r == CUDA_SUCCESS) return;
@@ -73,6 +52,19 @@ void fill_error_log(unsigned n, CUjit_option* options, void** values, CUresult r
 } // namespace
 
 namespace cfr::driver {
+
+CUresult function_of(CUfunction f, FunctionView* out) {
+    if (CUresult r = check_init()) return r;
+    const uint64_t value = reinterpret_cast<uint64_t>(f);
+    if (Kernel* k = find_live<Kernel>(value)) {
+        *out = FunctionView{k->kernel, &k->settings, &k->name, nullptr};
+        return CUDA_SUCCESS;
+    }
+    Function* fn = nullptr;
+    if (CUresult r = resolve(f, &fn)) return r;
+    *out = FunctionView{fn->kernel, &fn->settings, &fn->name, fn};
+    return CUDA_SUCCESS;
+}
 
 Module::~Module() {
     if (!library && emu) unload_image(emu);
@@ -211,7 +203,7 @@ CFR_EXPORT CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute at
     CFR_API();
     FunctionView fn;
     if (CUresult r = function_of(hfunc, &fn)) return r;
-    return set_function_attribute(*fn.settings, attrib, value);
+    return set_function_attribute(*fn.settings, attrib, value, fn.kernel);
 }
 
 CFR_EXPORT CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config) {

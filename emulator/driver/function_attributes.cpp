@@ -17,80 +17,86 @@ CUresult read_file(const char* path, std::string* out) {
     return CUDA_SUCCESS;
 }
 
+namespace {
+
+// The architecture NVIDIA's driver reports for PTX_VERSION: the .target of the function's PTX.
+int ptx_target(const emu::KernelInfo& info) {
+    return info.target_sm ? int(info.target_sm) : kSmMajor * 10 + kSmMinor;
+}
+
+bool is_cluster_attribute(CUfunction_attribute attrib) {
+    switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+} // namespace
+
 CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Kernel* kernel,
                             const FunctionSettings& settings) {
     if (!pi) return CUDA_ERROR_INVALID_VALUE;
     const emu::KernelInfo info = state().device->kernel_info(kernel);
+    const KernelResources resources = kernel_resources(kernel, settings);
     switch (attrib) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
-        *pi = 1024;
+        *pi = resources.max_threads;
         break;
     case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
         *pi = int(info.static_shared_bytes);
         break;
     case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
         *pi = 0;
         break;
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
         *pi = int(info.local_bytes);
         break;
     case CU_FUNC_ATTRIBUTE_NUM_REGS:
-        *pi = int(info.registers);
+        *pi = resources.registers;
         break;
     case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-        *pi = kSmMajor * 10 + kSmMinor;
+        *pi = ptx_target(info);
         break;
     case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
         *pi = kSmMajor * 10 + kSmMinor;
         break;
-    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
-        *pi = 0;
-        break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
-        *pi = settings.max_dynamic_shared ? settings.max_dynamic_shared
-                                          : 48 * 1024 - int(info.static_shared_bytes);
+        *pi = resources.max_dynamic_shared;
         break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
         *pi = settings.preferred_carveout;
         break;
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
-        *pi = 0;
-        break;
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
-        *pi = 0;
-        break;
-    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
-        *pi = 0;
-        break;
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
-        *pi = 0;
-        break;
     default:
-        return CUDA_ERROR_INVALID_VALUE;
+        if (!is_cluster_attribute(attrib)) return CUDA_ERROR_INVALID_VALUE;
+        *pi = 0;
     }
     return CUDA_SUCCESS;
 }
 
-CUresult set_function_attribute(FunctionSettings& settings, CUfunction_attribute attrib,
-                                int value) {
+CUresult set_function_attribute(FunctionSettings& settings, CUfunction_attribute attrib, int value,
+                                const emu::Kernel* kernel) {
     switch (attrib) {
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
-        if (value < 0 || value > 227 * 1024) return CUDA_ERROR_INVALID_VALUE;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: {
+        const int static_shared = int(state().device->kernel_info(kernel).static_shared_bytes);
+        if (value < 0 || value > kSharedPerBlockOptin - static_shared)
+            return CUDA_ERROR_INVALID_VALUE;
         settings.max_dynamic_shared = value;
         return CUDA_SUCCESS;
+    }
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        if (value < -1 || value > 100) return CUDA_ERROR_INVALID_VALUE;
         settings.preferred_carveout = value;
         return CUDA_SUCCESS;
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
-    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
-        return CUDA_SUCCESS;
     default:
-        return CUDA_ERROR_INVALID_VALUE;
+        return is_cluster_attribute(attrib) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
     }
 }
 

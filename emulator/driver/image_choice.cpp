@@ -266,27 +266,75 @@ ptx::Module parse_input(const PtxInput& input) {
     return module;
 }
 
-bool has_visible_kernel(const ptx::Module& module) {
+bool has_linkage(const std::vector<std::string>& linkage, std::string_view which) {
+    return std::find(linkage.begin(), linkage.end(), which) != linkage.end();
+}
+
+// Kernels with a body; with `visible`, only .visible ones (else .weak and internal ones too, as
+// template instantiations and static kernels are).
+bool has_kernel(const ptx::Module& module, bool visible) {
     for (const ptx::TopLevel& item : module.items)
         if (const auto* f = std::get_if<ptx::Function>(&item);
-            f && f->is_entry && f->body &&
-            std::find(f->linkage.begin(), f->linkage.end(), ".visible") != f->linkage.end())
+            f && f->is_entry && f->body && (!visible || has_linkage(f->linkage, ".visible")))
             return true;
     return false;
 }
 
+// What a module defines for other inputs: .visible and .weak functions with a body, .visible,
+// .weak and .common variables.
+void add_exports(const ptx::Module& module, std::set<std::string>& out) {
+    for (const ptx::TopLevel& item : module.items) {
+        if (const auto* f = std::get_if<ptx::Function>(&item)) {
+            if (f->body &&
+                (has_linkage(f->linkage, ".visible") || has_linkage(f->linkage, ".weak")))
+                out.insert(f->name);
+        } else if (const auto* v = std::get_if<ptx::Variable>(&item)) {
+            if (!has_linkage(v->linkage, ".extern") &&
+                (has_linkage(v->linkage, ".visible") || has_linkage(v->linkage, ".weak") ||
+                 has_linkage(v->linkage, ".common")))
+                out.insert(v->name);
+        }
+    }
+}
+
+// Whether every function and variable a module declares .extern is in `exports` or provided by
+// the JIT itself (dynamic shared memory, vprintf, ...).
+bool resolvable(const ptx::Module& module, const std::set<std::string>& exports) {
+    for (const ptx::TopLevel& item : module.items) {
+        if (const auto* f = std::get_if<ptx::Function>(&item)) {
+            if (!f->body && has_linkage(f->linkage, ".extern") && !exports.count(f->name) &&
+                !ptx::is_system_function(f->name))
+                return false;
+        } else if (const auto* v = std::get_if<ptx::Variable>(&item)) {
+            if (has_linkage(v->linkage, ".extern") && v->space != ".shared" &&
+                !exports.count(v->name))
+                return false;
+        }
+    }
+    return true;
+}
+
+// A container is linked as a library (only if another input references what it defines) unless
+// it has a .visible kernel, or other kernels and nothing it references is left unresolved:
+// libcudadevrt's container references the JIT's own system calls.
+std::vector<ptx::LinkInput> link_inputs(std::vector<ptx::LinkInput> inputs) {
+    std::set<std::string> exports;
+    for (const ptx::LinkInput& input : inputs)
+        add_exports(input.module, exports);
+    for (ptx::LinkInput& input : inputs)
+        input.library = !has_kernel(input.module, true) &&
+                        !(has_kernel(input.module, false) && resolvable(input.module, exports));
+    return inputs;
+}
+
 ptx::Module compile(const ImagePlan& plan) {
     if (!plan.link) return parse_input(plan.inputs.front());
-    // A container without a kernel of its own (libcudadevrt's) is linked as a library.
     std::vector<ptx::LinkInput> inputs;
-    for (const PtxInput& input : plan.inputs) {
-        ptx::Module module = parse_input(input);
-        const bool library = !has_visible_kernel(module);
-        inputs.push_back({input.name, std::move(module), library});
-    }
+    for (const PtxInput& input : plan.inputs)
+        inputs.push_back({input.name, parse_input(input), false});
     ptx::Module linked;
     try {
-        linked = ptx::link_modules(std::move(inputs));
+        linked = ptx::link_modules(link_inputs(std::move(inputs)));
     } catch (const ptx::LinkError& e) {
         refuse(CUDA_ERROR_INVALID_PTX, e.what());
     }
@@ -298,21 +346,10 @@ ptx::Module compile(const ImagePlan& plan) {
     return linked;
 }
 
-uint32_t target_sm(const ptx::Module& module) {
-    for (const std::string& t : module.target) {
-        if (!t.starts_with("sm_")) continue;
-        uint32_t sm = 0;
-        for (size_t i = 3; i < t.size() && std::isdigit(static_cast<unsigned char>(t[i])); ++i)
-            sm = sm * 10 + static_cast<uint32_t>(t[i] - '0');
-        return sm;
-    }
-    return 0;
-}
-
 } // namespace
 
 std::string target_error(const ptx::Module& module, const std::string& name) {
-    const uint32_t sm = target_sm(module);
+    const uint32_t sm = module.target_sm();
     if (sm <= kDeviceSm) return {};
     return name + ": SM version specified by .target is higher than default SM version assumed (" +
            ".target " + sm_name(sm) + ", device " + sm_name(kDeviceSm) + ")";

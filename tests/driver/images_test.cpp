@@ -302,4 +302,36 @@ TEST_CASE("images: version-2 wrappers link the PTX of their prelinked containers
     CHECK(cuLibraryLoadData(&library, &useless, nullptr, nullptr, 0, nullptr, nullptr, 0) ==
           CUDA_ERROR_NO_BINARY_FOR_GPU);
 }
+
+TEST_CASE("images: -rdc units whose kernels are all weak or internal are linked") {
+    init_with_context();
+    const auto unit = [](const std::string& linkage, const std::string& kernel, int mark) {
+        std::string ptx = marking_ptx("sm_75", {kernel}, mark, false);
+        const std::string visible = ".visible .entry " + kernel;
+        ptx.replace(ptx.find(visible), visible.size(), linkage + ".entry " + kernel);
+        return fb::write_container({ptx_entry(75, ptx)});
+    };
+    const std::string empty = fb::write_container({});
+    const std::string weak = unit(".weak ", "_Z8templateIiEvPi", 11);
+    const std::string internal = unit("", "internal_kernel", 22);
+    // Like libcudadevrt's: a kernel, but a reference only the JIT's system calls would resolve.
+    std::string runtime_ptx = marking_ptx("sm_75", {"runtime_kernel"}, 33, false);
+    runtime_ptx.replace(runtime_ptx.find(".visible .entry"), 15, ".weak .entry");
+    runtime_ptx.insert(runtime_ptx.find(".weak .entry"),
+                       ".extern .func (.param .b32 r) __cuda_syscall_probe();\n");
+    const std::string runtime = fb::write_container({ptx_entry(75, runtime_ptx)});
+    const void* units[] = {weak.data(), internal.data(), runtime.data(), nullptr};
+    Wrapper linked{.version = 2, .data = empty.data(), .prelinked = units};
+
+    CUlibrary library = nullptr;
+    REQUIRE(cuLibraryLoadData(&library, &linked, nullptr, nullptr, 0, nullptr, nullptr, 0) ==
+            CUDA_SUCCESS);
+    CUkernel kernel = nullptr;
+    REQUIRE(cuLibraryGetKernel(&kernel, library, "_Z8templateIiEvPi") == CUDA_SUCCESS);
+    CHECK(run_marking(reinterpret_cast<CUfunction>(kernel)) == 11);
+    REQUIRE(cuLibraryGetKernel(&kernel, library, "internal_kernel") == CUDA_SUCCESS);
+    CHECK(run_marking(reinterpret_cast<CUfunction>(kernel)) == 22);
+    CHECK(cuLibraryGetKernel(&kernel, library, "runtime_kernel") == CUDA_ERROR_NOT_FOUND);
+    CHECK(cuLibraryUnload(library) == CUDA_SUCCESS);
+}
 #endif

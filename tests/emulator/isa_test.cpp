@@ -138,6 +138,11 @@ TEST_CASE("integer arithmetic edge cases", "[emulator][isa]") {
     CHECK(brev == std::vector<uint64_t>{0x80000000u, 1});
     auto bfind = run_op("bfind.u32 %d, %a;", ".b32", ".b32", {0, 1, 0x80000000u}, {0, 0, 0});
     CHECK(bfind == std::vector<uint64_t>{0xffffffffu, 0, 31});
+    const std::vector<uint64_t> from{0, 4, 28, 31, 32, 33, 0}, width{8, 8, 8, 0, 8, 40, 32};
+    auto clamp = run_op("bmsk.clamp.b32 %d, %a, %b;", ".b32", ".b32", from, width);
+    CHECK(clamp == std::vector<uint64_t>{0xffu, 0xff0u, 0xf0000000u, 0, 0, 0, 0xffffffffu});
+    auto wrap = run_op("bmsk.wrap.b32 %d, %a, %b;", ".b32", ".b32", from, width);
+    CHECK(wrap == std::vector<uint64_t>{0xffu, 0xff0u, 0xf0000000u, 0, 0xffu, 0x1fe, 0});
     auto prmt =
         run_op("prmt.b32 %d, %a, %b, 0x7531;", ".b32", ".b32", {0x33221100u}, {0x77665544u});
     CHECK(prmt == std::vector<uint64_t>{0x77553311u});

@@ -112,6 +112,24 @@ foreach(mode static shared)
 endforeach()
 add_custom_target(cfrjit_driver_lifetime_apps ALL DEPENDS ${lifetime_outputs})
 
+# The occupancy calculator, and Thrust/CUB (which read the kernels' PTX version), through cudart
+# (static cudart, PTX only).
+set(attribute_outputs)
+foreach(app occupancy_app thrust_app)
+    set(exe ${apps_out}/${app}_static)
+    add_custom_command(OUTPUT ${exe}
+        COMMAND ${CFRJIT_NVCC_COMMAND} -gencode arch=compute_75,code=compute_75 -o ${exe}
+            ${CFRJIT_DRIVER_APPS}/${app}.cu
+        DEPENDS ${CFRJIT_DRIVER_APPS}/${app}.cu
+        COMMENT "nvcc ${app}.cu (static cudart, PTX only)" VERBATIM)
+    list(APPEND attribute_outputs ${exe})
+    add_test(NAME "driver-app: ${app} (static cudart)" COMMAND ${exe})
+    set_tests_properties("driver-app: ${app} (static cudart)" PROPERTIES
+        ENVIRONMENT "${strict_env}" PASS_REGULAR_EXPRESSION "${app}: OK"
+        FAIL_REGULAR_EXPRESSION "FAILED")
+endforeach()
+add_custom_target(cfrjit_driver_attribute_apps ALL DEPENDS ${attribute_outputs})
+
 foreach(app ctx_destroy_drv strict_violation_drv)
     add_executable(cfrjit_${app} ${CFRJIT_DRIVER_APPS}/${app}.cpp)
     target_include_directories(cfrjit_${app} PRIVATE ${CFRJIT_CUDA_INCLUDE})
