@@ -264,6 +264,7 @@ struct KernelResources {
     int max_threads = 0;        // per block
     int max_dynamic_shared = 0; // bytes per block
 };
+KernelResources kernel_resources(const emu::KernelInfo& info, const FunctionSettings& settings);
 KernelResources kernel_resources(const emu::Kernel* kernel, const FunctionSettings& settings);
 int kernel_registers(const emu::KernelInfo& info);
 int max_threads_per_block(int registers);

@@ -44,7 +44,7 @@ CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Ker
                             const FunctionSettings& settings) {
     if (!pi) return CUDA_ERROR_INVALID_VALUE;
     const emu::KernelInfo info = state().device->kernel_info(kernel);
-    const KernelResources resources = kernel_resources(kernel, settings);
+    const KernelResources resources = kernel_resources(info, settings);
     switch (attrib) {
     case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
         *pi = resources.max_threads;

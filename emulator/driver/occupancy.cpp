@@ -58,8 +58,7 @@ int default_max_dynamic_shared(int static_shared) {
     return std::max(0, kSharedPerBlock - static_shared);
 }
 
-KernelResources kernel_resources(const emu::Kernel* kernel, const FunctionSettings& settings) {
-    const emu::KernelInfo info = state().device->kernel_info(kernel);
+KernelResources kernel_resources(const emu::KernelInfo& info, const FunctionSettings& settings) {
     KernelResources k;
     k.registers = kernel_registers(info);
     k.static_shared = int(info.static_shared_bytes);
@@ -68,6 +67,10 @@ KernelResources kernel_resources(const emu::Kernel* kernel, const FunctionSettin
     k.max_dynamic_shared =
         settings.max_dynamic_shared.value_or(default_max_dynamic_shared(k.static_shared));
     return k;
+}
+
+KernelResources kernel_resources(const emu::Kernel* kernel, const FunctionSettings& settings) {
+    return kernel_resources(state().device->kernel_info(kernel), settings);
 }
 
 int max_active_blocks(const KernelResources& k, int block_size, size_t dynamic_shared) {
