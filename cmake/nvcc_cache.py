@@ -64,7 +64,8 @@ def parse_command(args):
 def toolchain_identity(nvcc, args):
     """What, besides the arguments and the files read, decides nvcc's output."""
     parts = []
-    for tool in (nvcc, shutil.which(host_compiler(args)) or host_compiler(args)):
+    host = host_compiler(args)
+    for tool in (nvcc, shutil.which(host) or host):
         real = os.path.realpath(tool)
         stat = os.stat(real) if os.path.exists(real) else None
         parts.append(f"{real}:{stat.st_size if stat else 0}:{stat.st_mtime_ns if stat else 0}")
