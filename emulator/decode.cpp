@@ -82,9 +82,9 @@ private:
 bool ModuleDecoder::number_functions_and_allocate_variables() {
     for (auto& item : module_.items) {
         if (auto* v = std::get_if<ptx::Variable>(&item)) {
-            if (v->space == ".global" || v->space == ".const") {
+            if (v->space == ptx::StateSpace::Global || v->space == ptx::StateSpace::Const) {
                 if (!allocate_global(*v)) return false;
-            } else if (v->space == ".shared") {
+            } else if (v->space == ptx::StateSpace::Shared) {
                 lay_out_shared(*v);
             }
         } else if (auto* fn = std::get_if<ptx::Function>(&item)) {
@@ -136,9 +136,9 @@ bool ModuleDecoder::initialise_variables() {
     for (auto* v : initialised_) {
         if (!v->initializer) continue;
         std::vector<uint8_t> bytes;
-        uint32_t elem = ptx::type_bytes(ptx::type_from(v->type));
-        std::string err =
-            parse_initializer(*v->initializer, v->type, elem ? elem : 1, bytes, out_.globals);
+        uint32_t elem = ptx::type_bytes(v->type.type());
+        std::string err = parse_initializer(*v->initializer, v->type.spelling(), elem ? elem : 1,
+                                            bytes, out_.globals);
         if (!err.empty()) {
             out_.error = {ErrorCode::InvalidPtx, "line " + std::to_string(v->loc.line) +
                                                      ": initialiser of '" + v->name + "': " + err};
@@ -156,7 +156,8 @@ bool ModuleDecoder::initialise_variables() {
 void ModuleDecoder::lay_out_local_shared() {
     auto scan = [&](auto&& self, const std::vector<ptx::Statement>& body) -> void {
         for (auto& st : body) {
-            if (auto* v = std::get_if<ptx::Variable>(&st); v && v->space == ".shared") {
+            if (auto* v = std::get_if<ptx::Variable>(&st);
+                v && v->space == ptx::StateSpace::Shared) {
                 uint32_t off = align_up(p_.static_shared_bytes, var_align(*v));
                 p_.static_shared_bytes = off + uint32_t(var_bytes(*v));
                 local_shared_[v] = off;

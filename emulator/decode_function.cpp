@@ -15,11 +15,9 @@ uint32_t align_up(uint32_t v, uint32_t a) {
 }
 
 uint64_t var_bytes(const ptx::Variable& v) {
-    uint64_t n = ptx::type_bytes(ptx::type_from(v.type));
+    uint64_t n = ptx::type_bytes(v.type.type());
     if (n == 0) n = 8; // .texref etc.
-    if (v.vector == ".v2") n *= 2;
-    if (v.vector == ".v4") n *= 4;
-    if (v.vector == ".v8") n *= 8;
+    if (v.vector) n *= v.vector;
     for (auto& d : v.dims)
         n *= d.value_or(0);
     return n;
@@ -27,9 +25,8 @@ uint64_t var_bytes(const ptx::Variable& v) {
 
 uint32_t var_align(const ptx::Variable& v) {
     if (v.align) return *v.align;
-    uint32_t n = ptx::type_bytes(ptx::type_from(v.type));
-    if (v.vector == ".v2") n *= 2;
-    if (v.vector == ".v4") n *= 4;
+    uint32_t n = ptx::type_bytes(v.type.type());
+    if (v.vector == 2 || v.vector == 4) n *= v.vector;
     return n ? n : 1;
 }
 
@@ -70,10 +67,10 @@ void FunctionDecoder::note_shared(const Sym& sym) const {
 }
 
 void FunctionDecoder::declare(const ptx::Variable& v) {
-    if (v.space == ".reg") {
-        Ty t = ptx::type_from(v.type);
+    if (v.space == ptx::StateSpace::Reg) {
+        Ty t = v.type.type();
         uint8_t bits = t == Ty::Pred ? 1 : uint8_t(ptx::type_bytes(t) * 8);
-        if (v.vector == ".v2") bits = uint8_t(std::min(64, bits * 2));
+        if (v.vector == 2) bits = uint8_t(std::min(64, bits * 2));
         if (v.range) {
             for (uint32_t i = 0; i < *v.range; ++i)
                 add_reg(v.name + std::to_string(i), bits);
@@ -82,7 +79,7 @@ void FunctionDecoder::declare(const ptx::Variable& v) {
         }
         return;
     }
-    if (v.space == ".local" || v.space == ".param") {
+    if (v.space == ptx::StateSpace::Local || v.space == ptx::StateSpace::Param) {
         uint32_t a = var_align(v);
         uint32_t off = align_up(f().frame_bytes, a);
         uint32_t n = uint32_t(var_bytes(v));
@@ -90,7 +87,7 @@ void FunctionDecoder::declare(const ptx::Variable& v) {
         syms_.back()[v.name] = Sym{SymKind::Frame, off, n};
         return;
     }
-    if (v.space == ".shared") {
+    if (v.space == ptx::StateSpace::Shared) {
         auto it = module_.local_shared.find(&v);
         uint32_t n = uint32_t(var_bytes(v));
         if (it != module_.local_shared.end())
@@ -98,8 +95,8 @@ void FunctionDecoder::declare(const ptx::Variable& v) {
         return;
     }
     // .global / .const inside a function body: not produced by nvcc for kernels.
-    fail(v.loc.line,
-         unsupported("unsupported declaration of '" + v.name + "' in " + v.space + " space"));
+    fail(v.loc.line, unsupported("unsupported declaration of '" + v.name + "' in " +
+                                 std::string(ptx::spelling(v.space)) + " space"));
 }
 
 // Kernel parameters in the launch's parameter buffer; a .func's parameters and return values in
@@ -124,7 +121,7 @@ void FunctionDecoder::parameters(const ptx::Function& fn) {
         uint32_t off = align_up(fd.frame_bytes, a);
         fd.frame_bytes = off + n;
         fd.params.push_back({v.name, off, n, a});
-        if (v.space == ".reg")
+        if (v.space == ptx::StateSpace::Reg)
             fail(v.loc.line, unsupported("register parameters are not supported"));
         syms_.back()[v.name] = Sym{SymKind::Frame, off, n};
     }

@@ -177,25 +177,25 @@ void apply(Modifier m, Inst& in) {
 // in the request.
 DecodeRequest spell(const ptx::Instruction& ins, Inst& in) {
     DecodeRequest r;
-    r.op = ptx::opcode_from(ins.opcode);
+    r.op = ins.opcode;
     const bool compares = r.op == Opcode::Setp || r.op == Opcode::Set;
     unsigned types = 0;
-    for (auto& spelling : ins.modifiers) {
-        if (Ty t = ptx::type_from(spelling); t != Ty::None) {
+    for (const ptx::Word word : ins.modifiers) {
+        if (Ty t = word.type(); t != Ty::None) {
             if (types == 0) in.t = t;
             if (types == 1) in.t2 = t;
             ++types;
             continue;
         }
-        if (auto rnd = ptx::rounding_from(spelling)) {
-            in.rnd = *rnd;
+        if (const ptx::Rounding rnd = word.rounding(); rnd != ptx::Rounding::None) {
+            in.rnd = rnd;
             continue;
         }
-        if (auto c = ptx::comparison_from(spelling); c && compares) {
+        if (auto c = word.comparison(); c && compares) {
             in.cmp = *c;
             continue;
         }
-        const Modifier m = ptx::modifier_from(spelling);
+        const Modifier m = word.modifier();
         r.modifiers.insert(m);
         if (auto b = combination(m); b && compares) in.boolop = *b;
         apply(m, in);
@@ -227,9 +227,9 @@ Handler select(Family family, const DecodeRequest& r, Inst& in) {
 // The instruction's opcode and modifiers as written, in quotes: 'setp.lt.s32'.
 std::string quoted_spelling(const ptx::Instruction& ins) {
     std::string quoted = "'";
-    quoted += ins.opcode;
-    for (auto& m : ins.modifiers)
-        quoted += m;
+    quoted += ins.mnemonic();
+    for (const ptx::Word m : ins.modifiers)
+        quoted += m.spelling();
     quoted += "'";
     return quoted;
 }

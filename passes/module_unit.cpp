@@ -74,10 +74,10 @@ std::string FunctionUnit::fresh_name(std::string_view prefix, const std::string&
     return name;
 }
 
-std::string FunctionUnit::new_register(const std::string& type, const std::string& stem) {
+std::string FunctionUnit::new_register(ptx::Word type, const std::string& stem) {
     std::string name = fresh_name("%cfr_", stem);
     ptx::Variable declaration;
-    declaration.space = ".reg";
+    declaration.space = ptx::StateSpace::Reg;
     declaration.type = type;
     declaration.name = name;
     new_declarations_.push_back(std::move(declaration));

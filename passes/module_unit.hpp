@@ -47,7 +47,7 @@ public:
     const analysis::StructureReport& structure();
 
     // Declares a fresh register of the given type (".pred", ".b32") and returns its name.
-    std::string new_register(const std::string& type, const std::string& stem);
+    std::string new_register(ptx::Word type, const std::string& stem);
     // A label name that the function does not use yet.
     std::string new_label(const std::string& stem);
 

@@ -45,7 +45,7 @@ ConvergentSites convergent_sites(ModuleUnit& unit, FunctionUnit& function,
                 block_conditions = lane_dependent(dependence.controlling(b), verdicts);
             const bool guarded =
                 in.guard && (!verdicts || verdicts->is_divergent(in.guard->predicate));
-            ConvergentSite& site = sites[{in.opcode, in.loc.line}];
+            ConvergentSite& site = sites[{std::string(in.mnemonic()), in.loc.line}];
             ++site.copies;
             site.conditions = std::max(site.conditions, *block_conditions + (guarded ? 1 : 0));
         });

@@ -303,7 +303,7 @@ private:
 };
 
 bool is_register(const ptx::Variable* v) {
-    return v && v->space == ".reg";
+    return v && v->space == ptx::StateSpace::Reg;
 }
 
 // The first operand (nested ones included) that names nothing declared, as a message.
@@ -348,9 +348,10 @@ void check_instruction(const ptx::Instruction& in, BlockId b, const Names& names
     }
     if (!found.predicates && in.guard) {
         const ptx::Variable* v = names.variable(in.guard->predicate);
-        if (v && (!is_register(v) || v->type != ".pred"))
-            found.predicates = fmt::format("{}: guard {} is a {} {}, not a .pred register",
-                                           at(in, b), in.guard->predicate, v->space, v->type);
+        if (v && (!is_register(v) || v->type != ptx::Word(ptx::Type::Pred)))
+            found.predicates =
+                fmt::format("{}: guard {} is a {} {}, not a .pred register", at(in, b),
+                            in.guard->predicate, ptx::spelling(v->space), v->type.spelling());
     }
 }
 

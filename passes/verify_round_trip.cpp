@@ -47,7 +47,7 @@ std::string describe(const ptx::Statement& s) {
     if (const auto* in = std::get_if<ptx::Instruction>(&s)) text = ptx::print(*in);
     if (const auto* label = std::get_if<ptx::Label>(&s)) text = label->name + ":";
     if (const auto* v = std::get_if<ptx::Variable>(&s))
-        text = v->space + " " + v->type + " " + v->name;
+        text = fmt::format("{} {} {}", ptx::spelling(v->space), v->type.spelling(), v->name);
     if (const auto* d = std::get_if<ptx::Directive>(&s)) text = d->name + " " + d->text;
     if (std::holds_alternative<ptx::Scope>(s)) text = "{ ... }";
     std::replace(text.begin(), text.end(), '\t', ' ');

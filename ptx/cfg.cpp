@@ -357,9 +357,9 @@ std::vector<Statement> lay_out(Graph& cfg) {
         if (!needs_jump(b)) continue;
         Instruction jump;
         if (fall[b] == cfg.exit()) {
-            jump.opcode = "ret";
+            jump.opcode = Opcode::Ret;
         } else {
-            jump.opcode = "bra";
+            jump.opcode = Opcode::Bra;
             jump.operands.push_back(Operand{Operand::Kind::Label, labels[fall[b]], false, 0, {}});
         }
         out.push_back(std::move(jump));

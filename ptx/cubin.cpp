@@ -210,16 +210,10 @@ std::string lay_out(std::vector<OutSection>& sections, uint32_t sm_arch) {
     return out;
 }
 
-uint64_t type_size(std::string_view type) {
-    if (type == ".b8" || type == ".u8" || type == ".s8") return 1;
-    if (type == ".b16" || type == ".u16" || type == ".s16" || type == ".f16" || type == ".bf16")
-        return 2;
-    if (type == ".b32" || type == ".u32" || type == ".s32" || type == ".f32" || type == ".f16x2" ||
-        type == ".bf16x2")
-        return 4;
-    if (type == ".b64" || type == ".u64" || type == ".s64" || type == ".f64") return 8;
-    if (type == ".b128") return 16;
-    return 0;
+uint64_t type_size(ptx::Word type) {
+    if (type == ptx::Word::of(".b128")) return 16;
+    const ptx::Type t = type.type();
+    return t == ptx::Type::Pred ? 0 : ptx::type_bytes(t);
 }
 
 // Elements of a braced initializer at its outermost level: "{1, 2, 3}" has 3.
@@ -237,9 +231,7 @@ uint64_t initializer_elements(const std::optional<std::string>& init) {
 
 uint64_t variable_size(const ptx::Variable& v) {
     uint64_t size = type_size(v.type);
-    if (v.vector == ".v2") size *= 2;
-    if (v.vector == ".v4") size *= 4;
-    if (v.vector == ".v8") size *= 8;
+    if (v.vector) size *= v.vector;
     for (const auto& dim : v.dims)
         size *= dim ? *dim : initializer_elements(v.initializer);
     return size;
@@ -399,8 +391,9 @@ CubinSpec spec_for(const Module& module, std::string ptx_text, uint32_t sm_arch)
             if (f->is_entry && f->body && !has(f->linkage, ".extern"))
                 spec.kernels.push_back(f->name);
         } else if (const auto* v = std::get_if<ptx::Variable>(&item)) {
-            const bool constant = v->space == ".const";
-            if ((!constant && v->space != ".global") || has(v->linkage, ".extern")) continue;
+            const bool constant = v->space == StateSpace::Const;
+            if ((!constant && v->space != StateSpace::Global) || has(v->linkage, ".extern"))
+                continue;
             const uint64_t size = variable_size(*v);
             if (size == 0) continue; // .texref, .surfref, .samplerref: no device memory
             spec.variables.push_back({v->name, size,

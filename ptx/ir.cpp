@@ -7,14 +7,30 @@
 
 namespace cfr::ptx {
 
-bool Instruction::has_modifier(std::string_view m) const {
-    for (const auto& mod : modifiers)
-        if (mod == m) return true;
-    return false;
+std::string_view Instruction::mnemonic() const {
+    return opcode == Opcode::Unknown ? unknown_opcode.spelling() : spelling(opcode);
+}
+
+Type Instruction::type() const {
+    for (const Word w : modifiers)
+        if (const Type t = w.type(); t != Type::None) return t;
+    return Type::None;
+}
+
+std::optional<Comparison> Instruction::comparison() const {
+    for (const Word w : modifiers)
+        if (const auto c = w.comparison()) return c;
+    return std::nullopt;
+}
+
+StateSpace Instruction::space() const {
+    for (const Word w : modifiers)
+        if (const StateSpace s = state_space_of(w.modifier()); s != StateSpace::None) return s;
+    return StateSpace::None;
 }
 
 ControlKind Instruction::control() const {
-    return properties(opcode_from(opcode)).control;
+    return properties(opcode).control;
 }
 
 uint32_t Module::target_sm() const {

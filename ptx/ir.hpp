@@ -4,6 +4,12 @@
 // and take no part in equality.
 #pragma once
 
+#include "ptx/modifier.hpp"
+#include "ptx/opcode.hpp"
+#include "ptx/state_space.hpp"
+#include "ptx/type.hpp"
+#include "ptx/word.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,14 +57,25 @@ struct Guard {
 
 enum class ControlKind { None, Branch, IndirectBranch, Call, Return, Exit, Trap };
 
+// An instruction as a typed record: the opcode as an enum (an opcode the table does not know keeps
+// its spelling), the words after it in source order (".global", ".eq", ".f32"), its operands.
 struct Instruction {
     std::optional<Guard> guard;
-    std::string opcode;                 // "bra", "setp", "ld", ...
-    std::vector<std::string> modifiers; // in source order, each with its dot: ".uni", ".eq", ".f32"
+    Opcode opcode = Opcode::Unknown;
+    Word unknown_opcode; // the spelling of an opcode the table does not know
+    Words modifiers;     // in source order, as the printer writes them back
     std::vector<Operand> operands;
     SourceLoc loc;
 
-    bool has_modifier(std::string_view m) const;
+    // "setp", or the spelling of an opcode the table does not know.
+    std::string_view mnemonic() const;
+    bool has(Word w) const { return modifiers.contains(w); }
+    // The first type word (cvt.f32.s32: .f32, the destination's); None without one.
+    Type type() const;
+    std::optional<Comparison> comparison() const;
+    // The first state space its words name (ld.global: Global; cvta.to.shared: Shared); None for
+    // generic addressing or an instruction without memory.
+    StateSpace space() const;
     ControlKind control() const;
 
     friend bool operator==(const Instruction&, const Instruction&) = default;
@@ -85,13 +102,13 @@ struct Directive {
 // A variable, register or parameter declaration.
 struct Variable {
     std::vector<std::string> linkage; // .visible .extern .weak .common
-    std::string space;                // .reg .global .shared .const .local .param .tex .sreg ...
+    StateSpace space = StateSpace::Reg;
     std::optional<uint32_t> align;
-    std::string vector;                   // "" or ".v2" / ".v4" / ".v8"
-    std::string type;                     // ".b32", ".f64", ".pred", ".texref", ...
-    std::optional<std::string> ptr_space; // .param .u64 .ptr .global ...
-    std::optional<uint32_t> ptr_align;    // ... .align 8
-    std::vector<std::string> attributes;  // e.g. ".attribute(.managed)"
+    uint8_t vector = 0;                  // 0, or the lanes of .v2 / .v4 / .v8 / .v16
+    Word type;                           // .b32, .f64, .pred, .texref, ...
+    std::optional<StateSpace> ptr_space; // .param .u64 .ptr .global: Global; .ptr alone: None
+    std::optional<uint32_t> ptr_align;   // ... .align 8
+    std::vector<std::string> attributes; // e.g. ".attribute(.managed)"
     std::string name;
     std::optional<uint32_t> range;             // %r<10> declares %r0 .. %r9
     std::vector<std::optional<uint64_t>> dims; // x[4][8]; nullopt for x[]

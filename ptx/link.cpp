@@ -39,7 +39,7 @@ std::optional<Named> named(const TopLevel& item) {
     if (const auto* v = std::get_if<Variable>(&item)) {
         const Linkage l = linkage_of(v->linkage);
         return Named{v->name, false, l != Linkage::Extern, l,
-                     l == Linkage::Extern && v->space == ".shared"};
+                     l == Linkage::Extern && v->space == StateSpace::Shared};
     }
     return std::nullopt;
 }

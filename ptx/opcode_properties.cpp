@@ -16,6 +16,7 @@ using G = Group;
 using K = ControlKind;
 using M = Memory;
 using O = Opcode;
+using S = Sources;
 using W = CostClass;
 
 constexpr std::size_t kOpcodes = std::size_t(O::Xor) + 1;
@@ -26,10 +27,10 @@ constexpr std::array<OpcodeProperties, kOpcodes> kRows = {{
      .divergence = D::Unknown, .side_effects = true},
     {.opcode = O::Abs},
     {.opcode = O::Activemask, .group = G::WarpExchange, .convergence = C::Warp},
-    {.opcode = O::Add},
+    {.opcode = O::Add, .sources = S::Commutative},
     {.opcode = O::Addc, .carry = true},
     {.opcode = O::Alloca, .group = G::Stack, .side_effects = true},
-    {.opcode = O::And},
+    {.opcode = O::And, .sources = S::Commutative},
     {.opcode = O::Applypriority, .group = G::DataMovement, .destination = false},
     {.opcode = O::Atom, .group = G::Synchronization, .memory = M::ReadWrite,
      .divergence = D::Atomic, .cost = W::Atomic},
@@ -61,7 +62,7 @@ constexpr std::array<OpcodeProperties, kOpcodes> kRows = {{
     {.opcode = O::Cvt, .group = G::DataMovement},
     {.opcode = O::Cvta, .group = G::DataMovement},
     {.opcode = O::Discard, .group = G::DataMovement, .destination = false, .memory = M::Write},
-    {.opcode = O::Div, .cost = W::Divide},
+    {.opcode = O::Div, .cost = W::Divide, .sources = S::SameType},
     {.opcode = O::Dp2a},
     {.opcode = O::Dp4a},
     {.opcode = O::Elect, .group = G::WarpExchange, .convergence = C::Warp,
@@ -82,29 +83,29 @@ constexpr std::array<OpcodeProperties, kOpcodes> kRows = {{
     {.opcode = O::Ldu, .group = G::DataMovement, .memory = M::Read, .cost = W::Memory},
     {.opcode = O::Lg2, .cost = W::Transcendental},
     {.opcode = O::Lop3},
-    {.opcode = O::Mad},
+    {.opcode = O::Mad, .sources = S::SameType},
     {.opcode = O::Mad24},
     {.opcode = O::Madc, .carry = true},
     {.opcode = O::Mapa, .group = G::DataMovement},
     {.opcode = O::Match, .group = G::WarpExchange, .convergence = C::Warp,
      .divergence = D::LaneExchange},
-    {.opcode = O::Max},
+    {.opcode = O::Max, .sources = S::Commutative},
     {.opcode = O::Mbarrier, .group = G::Synchronization, .memory = M::ReadWrite,
      .divergence = D::Timing, .side_effects = true},
     {.opcode = O::Membar, .group = G::Synchronization, .destination = false, .side_effects = true},
-    {.opcode = O::Min},
+    {.opcode = O::Min, .sources = S::Commutative},
     {.opcode = O::Mma, .group = G::Matrix, .convergence = C::Warp, .divergence = D::LaneFragment},
-    {.opcode = O::Mov, .group = G::DataMovement},
+    {.opcode = O::Mov, .group = G::DataMovement, .sources = S::SameType},
     {.opcode = O::Movmatrix, .group = G::Matrix, .convergence = C::Warp,
      .divergence = D::LaneFragment},
-    {.opcode = O::Mul},
+    {.opcode = O::Mul, .sources = S::Commutative},
     {.opcode = O::Mul24},
     {.opcode = O::Multimem, .group = G::DataMovement, .memory = M::ReadWrite},
     {.opcode = O::Nanosleep, .group = G::Miscellaneous, .destination = false,
      .side_effects = true},
     {.opcode = O::Neg},
     {.opcode = O::Not},
-    {.opcode = O::Or},
+    {.opcode = O::Or, .sources = S::Commutative},
     {.opcode = O::Pmevent, .group = G::Miscellaneous, .destination = false, .side_effects = true},
     {.opcode = O::Popc},
     {.opcode = O::Prefetch, .group = G::DataMovement, .destination = false},
@@ -114,7 +115,7 @@ constexpr std::array<OpcodeProperties, kOpcodes> kRows = {{
     {.opcode = O::Red, .group = G::Synchronization, .destination = false,
      .memory = M::ReadWrite, .cost = W::Atomic},
     {.opcode = O::Redux, .group = G::WarpExchange, .convergence = C::Warp},
-    {.opcode = O::Rem, .cost = W::Divide},
+    {.opcode = O::Rem, .cost = W::Divide, .sources = S::SameType},
     {.opcode = O::Ret, .group = G::Control, .control = K::Return, .destination = false},
     {.opcode = O::Rsqrt, .cost = W::Root},
     {.opcode = O::Sad},
@@ -122,7 +123,7 @@ constexpr std::array<OpcodeProperties, kOpcodes> kRows = {{
     {.opcode = O::Set},
     {.opcode = O::Setmaxnreg, .group = G::Miscellaneous, .destination = false,
      .convergence = C::Warpgroup, .side_effects = true},
-    {.opcode = O::Setp},
+    {.opcode = O::Setp, .sources = S::SameType},
     {.opcode = O::Shf},
     {.opcode = O::Shfl, .group = G::WarpExchange, .convergence = C::Warp,
      .divergence = D::LaneExchange},
@@ -137,7 +138,7 @@ constexpr std::array<OpcodeProperties, kOpcodes> kRows = {{
     {.opcode = O::Stacksave, .group = G::Stack},
     {.opcode = O::Stmatrix, .group = G::Matrix, .destination = false, .memory = M::Write,
      .convergence = C::Warp},
-    {.opcode = O::Sub},
+    {.opcode = O::Sub, .sources = S::SameType},
     {.opcode = O::Subc, .carry = true},
     {.opcode = O::Suld, .group = G::Texture, .memory = M::Read},
     {.opcode = O::Suq, .group = G::Texture},
@@ -183,7 +184,7 @@ constexpr std::array<OpcodeProperties, kOpcodes> kRows = {{
     // wmma.mma; wmma.load and wmma.store are variants.
     {.opcode = O::Wmma, .group = G::Matrix, .convergence = C::Warp,
      .divergence = D::LaneFragment},
-    {.opcode = O::Xor},
+    {.opcode = O::Xor, .sources = S::Commutative},
 }};
 
 // A row that replaces its opcode's where the instruction carries the modifier.
@@ -229,14 +230,14 @@ const OpcodeProperties& properties(Opcode op) {
 }
 
 OpcodeProperties properties(const Instruction& instruction) {
-    OpcodeProperties p = properties(opcode_from(instruction.opcode));
+    OpcodeProperties p = properties(instruction.opcode);
     if (p.opcode == O::Unknown) return p;
     const bool variants = has_variant(p.opcode);
-    for (const std::string& spelling : instruction.modifiers) {
-        if (p.group == G::Arithmetic && spelling == ".cc") p.carry = true;
-        if (!p.convergent() && spelling == ".aligned") p.convergence = C::Warp;
+    for (const Word word : instruction.modifiers) {
+        const Modifier m = word.modifier();
+        if (p.group == G::Arithmetic && m == Modifier::Cc) p.carry = true;
+        if (!p.convergent() && m == Modifier::Aligned) p.convergence = C::Warp;
         if (!variants) continue;
-        const Modifier m = modifier_from(spelling);
         for (const Variant& v : kVariants)
             if (v.row.opcode == p.opcode && v.modifier == m) p = v.row;
     }

@@ -65,6 +65,13 @@ enum class CostClass : uint8_t {
     Barrier,
 };
 
+// What the types of an instruction's sources are.
+enum class Sources : uint8_t {
+    Mixed,       // each as the instruction says (cvt, shl's shift, selp's predicate, ...)
+    SameType,    // every source has the instruction's type (sub, mad, setp's two operands)
+    Commutative, // the same type, and the two sources may swap (add, mul, and, min, ...)
+};
+
 struct OpcodeProperties {
     Opcode opcode = Opcode::Unknown;
     Group group = Group::Arithmetic;
@@ -77,6 +84,7 @@ struct OpcodeProperties {
                                // asynchronous work, timing, stack, traps
     bool carry = false;        // reads or writes the carry flag
     CostClass cost = CostClass::Plain;
+    Sources sources = Sources::Mixed;
 
     bool convergent() const { return convergence != Convergence::None; }
     bool reads_memory() const { return memory == Memory::Read || memory == Memory::ReadWrite; }

@@ -50,11 +50,11 @@ Operand negated(Operand operand) {
     return operand;
 }
 
-Instruction make_instruction(std::string opcode, std::vector<std::string> modifiers,
-                             std::vector<Operand> operands, std::optional<Guard> guard) {
+Instruction make_instruction(Opcode opcode, Words modifiers, std::vector<Operand> operands,
+                             std::optional<Guard> guard) {
     Instruction instruction;
     instruction.guard = std::move(guard);
-    instruction.opcode = std::move(opcode);
+    instruction.opcode = opcode;
     instruction.modifiers = std::move(modifiers);
     instruction.operands = std::move(operands);
     return instruction;

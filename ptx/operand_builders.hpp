@@ -20,8 +20,7 @@ Operand special_reg(std::string name);
 Operand immediate(std::string spelling);
 // An immediate integer, in decimal.
 template <std::integral T>
-    requires(!std::same_as<T, bool>)
-Operand imm(T value) {
+requires(!std::same_as<T, bool>) Operand imm(T value) {
     return immediate(std::to_string(value));
 }
 // $L__BB0_3: a branch target.
@@ -33,8 +32,10 @@ Operand address(Operand base, int64_t offset = 0);
 // The operand with its negation flipped.
 Operand negated(Operand operand);
 
-Instruction make_instruction(std::string opcode, std::vector<std::string> modifiers,
-                             std::vector<Operand> operands, std::optional<Guard> guard = {});
+// make_instruction(Opcode::Setp, {Comparison::Ne, Type::U32}, {...}): an opcode the table knows,
+// with its words in the order they are printed.
+Instruction make_instruction(Opcode opcode, Words modifiers, std::vector<Operand> operands,
+                             std::optional<Guard> guard = {});
 // The instruction under the guard @predicate (@!predicate where `negate`).
 Instruction guarded(Instruction instruction, std::string predicate, bool negate = false);
 

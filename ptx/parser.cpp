@@ -23,8 +23,7 @@ constexpr int max_scope_depth = 256;
 constexpr int max_operand_depth = 16;
 
 bool is_state_space(std::string_view s) {
-    return s == ".reg" || s == ".param" || s == ".shared" || s == ".global" || s == ".local" ||
-           s == ".const" || s == ".tex" || s == ".sreg";
+    return state_space_from(s).has_value();
 }
 bool is_linkage(std::string_view s) {
     return s == ".visible" || s == ".extern" || s == ".weak" || s == ".common";
@@ -360,7 +359,7 @@ void Parser::declaration(std::vector<std::string> linkage, bool single,
     Variable proto;
     proto.linkage = std::move(linkage);
     proto.loc = loc_of(cur_);
-    proto.space = std::string(cur_.text);
+    proto.space = *state_space_from(cur_.text);
     advance();
     bool ptr = false;
     while (cur_.kind == TokenKind::DotName) {
@@ -370,26 +369,26 @@ void Parser::declaration(std::vector<std::string> linkage, bool single,
             (ptr ? proto.ptr_align : proto.align) = expect_u32("an alignment after .align");
         } else if (t == ".ptr") {
             ptr = true;
-            proto.ptr_space = "";
+            proto.ptr_space = StateSpace::None;
             advance();
             if (cur_.kind == TokenKind::DotName && is_state_space(cur_.text)) {
-                proto.ptr_space = std::string(cur_.text);
+                proto.ptr_space = state_space_from(cur_.text);
                 advance();
             }
         } else if (t == ".attribute") {
             proto.attributes.push_back(attribute());
         } else if (t == ".v2" || t == ".v4" || t == ".v8" || t == ".v16") {
-            proto.vector = std::string(t);
+            proto.vector = static_cast<uint8_t>(t[2] == '1' ? 16 : t[2] - '0');
             advance();
-        } else if (proto.type.empty()) {
-            proto.type = std::string(t);
+        } else if (proto.type == Word()) {
+            proto.type = Word::of(t);
             advance();
         } else {
             error(cur_, "unexpected " + describe(cur_) + " in declaration after type '" +
-                            proto.type + "'");
+                            std::string(proto.type.spelling()) + "'");
         }
     }
-    if (proto.type.empty()) expected("a type in declaration");
+    if (proto.type == Word()) expected("a type in declaration");
     for (;;) {
         if (cur_.kind != TokenKind::Identifier) expected("a name in declaration");
         Variable& v = out.emplace_back(proto);
@@ -478,7 +477,7 @@ void Parser::declare_registers(const std::vector<Variable>& vars, size_t from) {
     RegisterScope& scope = registers_.back();
     for (size_t i = from; i < vars.size(); ++i) {
         const Variable& v = vars[i];
-        if (v.space != ".reg") continue;
+        if (v.space != StateSpace::Reg) continue;
         if (v.range)
             scope.ranges.emplace_back(v.name, *v.range);
         else
@@ -549,12 +548,12 @@ void Parser::instruction(Instruction& ins) {
         ins.guard = std::move(g);
         if (cur_.kind != TokenKind::Identifier) expected("an opcode after the guard predicate");
     }
-    ins.opcode.assign(cur_.text);
+    ins.opcode = opcode_from(cur_.text);
+    if (ins.opcode == Opcode::Unknown) ins.unknown_opcode = Word::of(cur_.text);
     advance();
-    if (cur_.kind == TokenKind::DotName) ins.modifiers.reserve(4);
     ins.operands.reserve(4);
     while (cur_.kind == TokenKind::DotName) {
-        ins.modifiers.emplace_back(cur_.text);
+        ins.modifiers.push_back(Word::of(cur_.text));
         advance();
     }
     if (!cur_.is(';')) {
@@ -563,7 +562,8 @@ void Parser::instruction(Instruction& ins) {
             if (!accept_punct(',')) break;
         }
     }
-    if (!cur_.is(';')) expected("',' or ';' after operand of '" + ins.opcode + "'");
+    if (!cur_.is(';'))
+        expected("',' or ';' after operand of '" + std::string(ins.mnemonic()) + "'");
     advance();
     ControlKind k = ins.control();
     if (k == ControlKind::Branch || k == ControlKind::IndirectBranch) {

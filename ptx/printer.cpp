@@ -70,9 +70,9 @@ void print_instruction(std::string& out, const Instruction& ins) {
         out += ins.guard->predicate;
         out += ' ';
     }
-    out += ins.opcode;
-    for (const auto& m : ins.modifiers)
-        out += m;
+    out += ins.mnemonic();
+    for (const Word m : ins.modifiers)
+        out += m.spelling();
     for (size_t i = 0; i < ins.operands.size(); ++i) {
         out += i ? ", " : " \t";
         print_operand(out, ins.operands[i]);
@@ -94,7 +94,7 @@ void print_variable(std::string& out, const Variable& v) {
         out += l;
         out += ' ';
     }
-    out += v.space;
+    out += spelling(v.space);
     for (const auto& a : v.attributes) {
         out += ' ';
         out += a;
@@ -103,17 +103,17 @@ void print_variable(std::string& out, const Variable& v) {
         out += " .align ";
         out += std::to_string(*v.align);
     }
-    if (!v.vector.empty()) {
-        out += ' ';
-        out += v.vector;
+    if (v.vector) {
+        out += " .v";
+        out += std::to_string(v.vector);
     }
     out += ' ';
-    out += v.type;
+    out += v.type.spelling();
     if (v.ptr_space) {
         out += " .ptr";
-        if (!v.ptr_space->empty()) {
+        if (*v.ptr_space != StateSpace::None) {
             out += ' ';
-            out += *v.ptr_space;
+            out += spelling(*v.ptr_space);
         }
         if (v.ptr_align) {
             out += " .align ";

@@ -16,14 +16,16 @@ namespace {
 
 // Module-scope state a variant module would duplicate.
 std::optional<std::string> shared_state(const ptx::Module& module) {
-    static const std::set<std::string> spaces = {".global", ".const", ".tex", ".surf", ".sampler"};
+    using ptx::StateSpace;
     for (const auto& item : module.items) {
         const auto* v = std::get_if<ptx::Variable>(&item);
         if (v == nullptr) continue;
-        if (spaces.count(v->space) != 0 || v->type == ".texref" || v->type == ".surfref" ||
-            v->type == ".samplerref")
+        const std::string_view type = v->type.spelling();
+        if (v->space == StateSpace::Global || v->space == StateSpace::Const ||
+            v->space == StateSpace::Tex || type == ".texref" || type == ".surfref" ||
+            type == ".samplerref")
             return fmt::format("module-scope {} {} would not be shared by a variant module",
-                               v->space, v->name);
+                               ptx::spelling(v->space), v->name);
     }
     return std::nullopt;
 }

@@ -306,7 +306,7 @@ bool resolvable(const ptx::Module& module, const std::set<std::string>& exports)
                 !ptx::is_system_function(f->name))
                 return false;
         } else if (const auto* v = std::get_if<ptx::Variable>(&item)) {
-            if (has_linkage(v->linkage, ".extern") && v->space != ".shared" &&
+            if (has_linkage(v->linkage, ".extern") && v->space != ptx::StateSpace::Shared &&
                 !exports.count(v->name))
                 return false;
         }

@@ -102,7 +102,7 @@ std::string callee(const ptx::Instruction& call) {
 }
 
 std::string left_alone(const ptx::Instruction& convergent) {
-    return fmt::format("left alone: convergent operation {} at line {}", convergent.opcode,
+    return fmt::format("left alone: convergent operation {} at line {}", convergent.mnemonic(),
                        convergent.loc.line);
 }
 

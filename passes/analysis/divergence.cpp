@@ -83,23 +83,19 @@ std::string_view divergent_special_in(const ptx::Operand& operand) {
 // several (cp.async.shared.global counts as .global).
 enum class Space : uint8_t { Local, Global, Shared, Const, Param, Tex, None };
 
-Space space_of(ptx::Modifier m) {
-    switch (m) {
-    case ptx::Modifier::Local:
+Space rank(ptx::StateSpace space) {
+    switch (space) {
+    case ptx::StateSpace::Local:
         return Space::Local;
-    case ptx::Modifier::Global:
+    case ptx::StateSpace::Global:
         return Space::Global;
-    case ptx::Modifier::Shared:
-    case ptx::Modifier::SharedCta:
-    case ptx::Modifier::SharedCluster:
+    case ptx::StateSpace::Shared:
         return Space::Shared;
-    case ptx::Modifier::Const:
+    case ptx::StateSpace::Const:
         return Space::Const;
-    case ptx::Modifier::Param:
-    case ptx::Modifier::ParamEntry:
-    case ptx::Modifier::ParamFunc:
+    case ptx::StateSpace::Param:
         return Space::Param;
-    case ptx::Modifier::Tex:
+    case ptx::StateSpace::Tex:
         return Space::Tex;
     default:
         return Space::None;
@@ -108,8 +104,8 @@ Space space_of(ptx::Modifier m) {
 
 Space state_space(const ptx::Instruction& instruction) {
     Space space = Space::None;
-    for (const auto& modifier : instruction.modifiers)
-        space = std::min(space, space_of(ptx::modifier_from(modifier)));
+    for (const ptx::Word word : instruction.modifiers)
+        space = std::min(space, rank(ptx::state_space_of(word.modifier())));
     return space;
 }
 
@@ -488,7 +484,8 @@ void FunctionAnalysis::collect_site(const ptx::Instruction& i, ptx::BlockId bloc
     if (properties.divergence != ptx::DivergenceSource::None) {
         site.source = SourceKind::Opcode;
         site.opcode_source = properties.divergence;
-        if (properties.divergence != ptx::DivergenceSource::Atomic) site.source_detail = i.opcode;
+        if (properties.divergence != ptx::DivergenceSource::Atomic)
+            site.source_detail = i.mnemonic();
     }
     if (i.control() == ptx::ControlKind::Call) {
         collect_call(i, site);
@@ -505,7 +502,8 @@ void FunctionAnalysis::collect() {
     std::unordered_set<std::string_view> local_symbols;
     for (const auto& block : cfg.blocks)
         for (const auto& statement : block.statements)
-            if (const auto* v = std::get_if<ptx::Variable>(&statement); v && v->space == ".local")
+            if (const auto* v = std::get_if<ptx::Variable>(&statement);
+                v && v->space == ptx::StateSpace::Local)
                 local_symbols.insert(v->name);
 
     block_first_site_.reserve(cfg.blocks.size() + 1);
@@ -514,8 +512,7 @@ void FunctionAnalysis::collect() {
         ptx::for_each_instruction(cfg.blocks[b].statements, [&](const ptx::Instruction& i) {
             collect_site(i, b);
             Site& site = sites_.back();
-            site.local_source =
-                ptx::opcode_from(i.opcode) == ptx::Opcode::Cvta && i.has_modifier(".local");
+            site.local_source = i.opcode == ptx::Opcode::Cvta && i.has(ptx::Modifier::Local);
             if (!local_symbols.empty())
                 for (const auto& operand : i.operands)
                     if (operand.kind == ptx::Operand::Kind::Symbol &&

@@ -82,7 +82,8 @@ const ptx::Instruction* first_convergent(const std::vector<ptx::Statement>& stat
 // A nested { } scope of registers and instructions (nvcc's -O0 cvta idiom) is melded flattened.
 bool fusable_scope(const std::vector<ptx::Statement>& statements) {
     for (const auto& s : statements) {
-        if (const auto* v = std::get_if<ptx::Variable>(&s); v && v->space != ".reg") return false;
+        if (const auto* v = std::get_if<ptx::Variable>(&s); v && v->space != ptx::StateSpace::Reg)
+            return false;
         if (std::holds_alternative<ptx::Label>(s)) return false;
         if (const auto* i = std::get_if<ptx::Instruction>(&s); i && !fusable(*i)) return false;
         if (const auto* scope = std::get_if<ptx::Scope>(&s);
@@ -397,7 +398,7 @@ bool is_jump_only(const ptx::BasicBlock& block) {
     int instructions = 0;
     for (const auto& s : block.statements) {
         if (const auto* i = std::get_if<ptx::Instruction>(&s)) {
-            if (i->opcode != "bra" || i->guard) return false;
+            if (i->opcode != ptx::Opcode::Bra || i->guard) return false;
             ++instructions;
         } else if (!std::holds_alternative<ptx::Label>(s) &&
                    !std::holds_alternative<ptx::Directive>(s)) {

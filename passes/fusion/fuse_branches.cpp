@@ -63,7 +63,7 @@ declare_registers(FunctionUnit& function, const fusion::Fused& fused,
                   std::map<std::string, std::string>& added_types) {
     std::map<std::string, std::string> real;
     for (const auto& [placeholder, type] : fused.registers) {
-        real[placeholder] = function.new_register(type, "fuse");
+        real[placeholder] = function.new_register(ptx::Word::of(type), "fuse");
         added_types[real[placeholder]] = type;
     }
     return real;

@@ -20,11 +20,11 @@ RegisterTypes::RegisterTypes(const ptx::Cfg& cfg) {
     for (const auto& block : cfg.blocks)
         for (const auto& s : block.statements) {
             const auto* v = std::get_if<ptx::Variable>(&s);
-            if (!v || v->space != ".reg" || !v->vector.empty()) continue;
+            if (!v || v->space != ptx::StateSpace::Reg || v->vector) continue;
             if (v->range)
-                ranges_[v->name] = {*v->range, v->type};
+                ranges_[v->name] = {*v->range, std::string(v->type.spelling())};
             else
-                exact_[v->name] = v->type;
+                exact_[v->name] = v->type.spelling();
         }
 }
 
@@ -42,42 +42,64 @@ std::optional<std::string> RegisterTypes::type_of(const std::string& name) const
 
 namespace {
 
+using ptx::Comparison;
 using ptx::Instruction;
 using ptx::label_ref;
 using ptx::make_instruction;
+using ptx::Modifier;
+using ptx::Opcode;
 using ptx::Operand;
 using ptx::reg;
+using ptx::Type;
+using ptx::Word;
 
 enum Side { A = 0, B = 1 };
 
 // ---- instruction forms and what fusing two costs --------------------------------------------
 
-constexpr std::array<std::string_view, 11> kSelpTypes = {
-    ".b16", ".b32", ".b64", ".u16", ".u32", ".u64", ".s16", ".s32", ".s64", ".f32", ".f64"};
-
-bool is_selp_type(std::string_view t) {
-    return std::find(kSelpTypes.begin(), kSelpTypes.end(), t) != kSelpTypes.end();
+bool is_selp_type(Type t) {
+    switch (t) {
+    case Type::B16:
+    case Type::B32:
+    case Type::B64:
+    case Type::U16:
+    case Type::U32:
+    case Type::U64:
+    case Type::S16:
+    case Type::S32:
+    case Type::S64:
+    case Type::F32:
+    case Type::F64:
+        return true;
+    default:
+        return false;
+    }
 }
 
 // The selp type that moves a value of a register's declared type; nullopt where none does.
-std::optional<std::string> selp_type(const std::string& declared) {
-    if (is_selp_type(declared)) return declared;
-    if (declared == ".f16" || declared == ".bf16") return std::string(".b16");
-    if (declared == ".f16x2" || declared == ".bf16x2") return std::string(".b32");
+std::optional<Type> selp_type(std::string_view declared) {
+    const Type t = ptx::type_from(declared);
+    if (is_selp_type(t)) return t;
+    if (t == Type::F16 || t == Type::BF16) return Type::B16;
+    if (t == Type::F16x2 || t == Type::BF16x2) return Type::B32;
     return std::nullopt;
+}
+
+// The type word of a mov between two registers of a declared type.
+Word move_type(const std::string& declared) {
+    if (ptx::type_from(declared) == Type::Pred) return Type::Pred;
+    if (const auto t = selp_type(declared)) return *t;
+    return Word::of(declared);
 }
 
 // The type of an immediate source operand at `position`, for instructions whose sources all have
 // the instruction's type.
 std::optional<std::string> immediate_type(const Instruction& i, size_t position) {
-    static constexpr std::array<std::string_view, 13> same_typed = {
-        "add", "sub", "mul", "mad", "min", "max", "and", "or", "xor", "div", "rem", "mov", "setp"};
-    if (std::find(same_typed.begin(), same_typed.end(), i.opcode) == same_typed.end())
-        return std::nullopt;
-    if (i.has_modifier(".wide")) return std::nullopt;
-    if (i.opcode == "setp" && position > 2) return std::nullopt;
-    for (auto it = i.modifiers.rbegin(); it != i.modifiers.rend(); ++it)
-        if (is_selp_type(*it)) return *it;
+    if (ptx::properties(i.opcode).sources == ptx::Sources::Mixed) return std::nullopt;
+    if (i.has(Modifier::Wide)) return std::nullopt;
+    if (i.opcode == Opcode::Setp && position > 2) return std::nullopt;
+    for (auto it = i.modifiers.end(); it != i.modifiers.begin();)
+        if (const Word w = *--it; is_selp_type(w.type())) return std::string(w.spelling());
     return std::nullopt;
 }
 
@@ -86,34 +108,52 @@ bool is_memory(const Instruction& i) {
 }
 
 // setp a, b with the comparison that reads b, a.
-std::optional<std::string> swapped_comparison(const std::string& cmp) {
-    static const std::map<std::string, std::string> swap = {
-        {".lt", ".gt"},   {".gt", ".lt"},   {".le", ".ge"},  {".ge", ".le"},   {".lo", ".hi"},
-        {".hi", ".lo"},   {".ls", ".hs"},   {".hs", ".ls"},  {".ltu", ".gtu"}, {".gtu", ".ltu"},
-        {".leu", ".geu"}, {".geu", ".leu"}, {".eq", ".eq"},  {".ne", ".ne"},   {".equ", ".equ"},
-        {".neu", ".neu"}, {".num", ".num"}, {".nan", ".nan"}};
-    const auto it = swap.find(cmp);
-    if (it == swap.end()) return std::nullopt;
-    return it->second;
+Comparison swapped(Comparison c) {
+    using C = Comparison;
+    switch (c) {
+    case C::Lt:
+        return C::Gt;
+    case C::Gt:
+        return C::Lt;
+    case C::Le:
+        return C::Ge;
+    case C::Ge:
+        return C::Le;
+    case C::Lo:
+        return C::Hi;
+    case C::Hi:
+        return C::Lo;
+    case C::Ls:
+        return C::Hs;
+    case C::Hs:
+        return C::Ls;
+    case C::Ltu:
+        return C::Gtu;
+    case C::Gtu:
+        return C::Ltu;
+    case C::Leu:
+        return C::Geu;
+    case C::Geu:
+        return C::Leu;
+    default: // eq, ne, equ, neu, num, nan
+        return c;
+    }
 }
 
 // The instruction itself and the equivalent spellings with its two sources swapped.
 std::vector<Instruction> forms(const Instruction& i) {
     std::vector<Instruction> out{i};
     if (i.operands.size() < 3) return out;
-    if (i.opcode == "setp" && !i.modifiers.empty()) {
-        if (const auto cmp = swapped_comparison(i.modifiers.front())) {
+    if (i.opcode == Opcode::Setp && !i.modifiers.empty()) {
+        if (const auto cmp = i.modifiers.front().comparison()) {
             Instruction s = i;
-            s.modifiers.front() = *cmp;
+            s.modifiers[0] = swapped(*cmp);
             std::swap(s.operands[1], s.operands[2]);
             if (!(s == i)) out.push_back(std::move(s));
         }
         return out;
     }
-    static constexpr std::array<std::string_view, 7> commutative = {"add", "mul", "and", "or",
-                                                                    "xor", "min", "max"};
-    if (i.operands.size() == 3 &&
-        std::find(commutative.begin(), commutative.end(), i.opcode) != commutative.end()) {
+    if (i.operands.size() == 3 && ptx::properties(i.opcode).sources == ptx::Sources::Commutative) {
         Instruction s = i;
         std::swap(s.operands[1], s.operands[2]);
         if (!(s == i)) out.push_back(std::move(s));
@@ -301,10 +341,12 @@ private:
                  std::map<std::string, std::string> scoped, BlockCode& code,
                  std::vector<ptx::Statement>& pending) {
         for (const auto& s : statements)
-            if (const auto* v = std::get_if<ptx::Variable>(&s); v && v->space == ".reg") {
+            if (const auto* v = std::get_if<ptx::Variable>(&s);
+                v && v->space == ptx::StateSpace::Reg) {
                 const uint32_t count = v->range.value_or(1);
                 for (uint32_t k = 0; k < count; ++k)
-                    scoped[v->range ? v->name + std::to_string(k) : v->name] = temporary(v->type);
+                    scoped[v->range ? v->name + std::to_string(k) : v->name] =
+                        temporary(std::string(v->type.spelling()));
             }
         for (const auto& s : statements) {
             if (const auto* i = std::get_if<Instruction>(&s)) {
@@ -648,8 +690,8 @@ private:
         if (!g.negated) return g.predicate;
         if (positive_sel_[side].empty()) {
             positive_sel_[side] = temporary(".pred");
-            header_code_.push_back(
-                make_instruction("not", {".pred"}, {reg(positive_sel_[side]), reg(g.predicate)}));
+            header_code_.push_back(make_instruction(Opcode::Not, {Type::Pred},
+                                                    {reg(positive_sel_[side]), reg(g.predicate)}));
         }
         return positive_sel_[side];
     }
@@ -658,9 +700,9 @@ private:
     std::string select_predicate(const ptx::Guard& a, const ptx::Guard& b,
                                  std::vector<Instruction>& out) {
         const std::string t = temporary(".pred");
-        out.push_back(
-            make_instruction(b.negated ? "not" : "mov", {".pred"}, {reg(t), reg(b.predicate)}));
-        out.push_back(make_instruction(a.negated ? "not" : "mov", {".pred"},
+        out.push_back(make_instruction(b.negated ? Opcode::Not : Opcode::Mov, {Type::Pred},
+                                       {reg(t), reg(b.predicate)}));
+        out.push_back(make_instruction(a.negated ? Opcode::Not : Opcode::Mov, {Type::Pred},
                                        {reg(t), reg(a.predicate)}, side_guard(A)));
         selects_ += 2;
         return t;
@@ -704,8 +746,9 @@ private:
         }
         const std::string t = temporary(*type);
         const bool a_first = !sel_.negated;
-        out.push_back(make_instruction(
-            "selp", {*selp}, {reg(t), a_first ? a : b, a_first ? b : a, reg(sel_.predicate)}));
+        out.push_back(
+            make_instruction(Opcode::Selp, {*selp},
+                             {reg(t), a_first ? a : b, a_first ? b : a, reg(sel_.predicate)}));
         ++selects_;
         return reg(t);
     }
@@ -738,10 +781,8 @@ private:
                 rename_[side][d->text] = t;
                 continue;
             }
-            const std::string mov_type =
-                *type == ".pred" ? ".pred" : selp_type(*type).value_or(*type);
-            after.push_back(
-                make_instruction("mov", {mov_type}, {reg(d->text), reg(t)}, side_guard(side)));
+            after.push_back(make_instruction(Opcode::Mov, {move_type(*type)},
+                                             {reg(d->text), reg(t)}, side_guard(side)));
             ++copies_;
         }
         return reg(t);
@@ -757,13 +798,15 @@ private:
             const ptx::Guard own_guard{name(side, i.guard->predicate), i.guard->negated};
             const std::string g = temporary(".pred");
             if (!own_guard.negated) { // side and p
-                out.push_back(make_instruction(
-                    "and", {".pred"}, {reg(g), reg(positive(side)), reg(own_guard.predicate)}));
+                out.push_back(
+                    make_instruction(Opcode::And, {Type::Pred},
+                                     {reg(g), reg(positive(side)), reg(own_guard.predicate)}));
                 i.guard = ptx::Guard{g, false};
             } else { // side and !p == !(other side or p)
                 const Side other = side == A ? B : A;
-                out.push_back(make_instruction(
-                    "or", {".pred"}, {reg(g), reg(positive(other)), reg(own_guard.predicate)}));
+                out.push_back(
+                    make_instruction(Opcode::Or, {Type::Pred},
+                                     {reg(g), reg(positive(other)), reg(own_guard.predicate)}));
                 i.guard = ptx::Guard{g, true};
             }
         }
@@ -942,7 +985,7 @@ private:
         if (redefined_selector_)
             header_code_.insert(
                 header_code_.begin(),
-                make_instruction(c_.selector.negated ? "not" : "mov", {".pred"},
+                make_instruction(c_.selector.negated ? Opcode::Not : Opcode::Mov, {Type::Pred},
                                  {reg(sel_.predicate), reg(c_.selector.predicate)}));
         for (auto& i : header_code_)
             statements.push_back(std::move(i));
@@ -966,8 +1009,8 @@ private:
         const ptx::BlockId from = order.fused_id[k];
         if (guard) {
             const auto taken = target(order, exits.taken);
-            statements.push_back(
-                make_instruction("bra", {}, {label_ref(label_of(taken, result, labels))}, *guard));
+            statements.push_back(make_instruction(
+                Opcode::Bra, {}, {label_ref(label_of(taken, result, labels))}, *guard));
             result.edges.push_back({from, taken, ptx::EdgeKind::Taken});
             result.edges.push_back({from, target(order, exits.fall), ptx::EdgeKind::FallThrough});
         } else {
@@ -982,7 +1025,7 @@ private:
         const ptx::BlockId from = order.inner_join_id[j];
         const ptx::BlockId to = target(order, c_.inner_joins[j].next);
         result.made.at(from).statements.push_back(
-            make_instruction("bra", {}, {label_ref(label_of(to, result, labels))}));
+            make_instruction(Opcode::Bra, {}, {label_ref(label_of(to, result, labels))}));
         result.edges.push_back({from, to, ptx::EdgeKind::Taken});
     }
 

@@ -118,14 +118,17 @@ struct Scratch {
     std::string other, bit, vote_bit; // the second ballot, brx.idx's bits
 
     Scratch(FunctionUnit& f, bool indirect, bool sync)
-        : lanes_below(f.new_register(".b32", "dm_lt")), mask(f.new_register(".b32", "dm_mask")),
-          low(f.new_register(".b32", "dm_low")), writer(f.new_register(".pred", "dm_writer")),
-          unanimous(f.new_register(".pred", "dm_uni")),
-          divergent(f.new_register(".pred", "dm_div")), old(f.new_register(".b64", "dm_old")) {
-        if (indirect || !sync) other = f.new_register(".b32", "dm_other");
+        : lanes_below(f.new_register(ptx::Type::B32, "dm_lt")),
+          mask(f.new_register(ptx::Type::B32, "dm_mask")),
+          low(f.new_register(ptx::Type::B32, "dm_low")),
+          writer(f.new_register(ptx::Type::Pred, "dm_writer")),
+          unanimous(f.new_register(ptx::Type::Pred, "dm_uni")),
+          divergent(f.new_register(ptx::Type::Pred, "dm_div")),
+          old(f.new_register(ptx::Type::B64, "dm_old")) {
+        if (indirect || !sync) other = f.new_register(ptx::Type::B32, "dm_other");
         if (!indirect) return;
-        bit = f.new_register(".b32", "dm_bit");
-        vote_bit = f.new_register(".pred", "dm_q");
+        bit = f.new_register(ptx::Type::B32, "dm_bit");
+        vote_bit = f.new_register(ptx::Type::Pred, "dm_q");
     }
 };
 
@@ -150,7 +153,8 @@ public:
                                      uint32_t index) const {
         std::vector<Instruction> code;
         if (!sync_) // a predicate every active lane holds, for the ballots
-            code.push_back(make_instruction("setp", {".eq", ".b32"},
+            code.push_back(make_instruction(ptx::Opcode::Setp,
+                                            {ptx::Comparison::Eq, ptx::Type::B32},
                                             {reg(s_.writer), index_operand, index_operand}));
         for (auto& i : elect_writer(reg(s_.writer)))
             code.push_back(std::move(i));
@@ -160,28 +164,33 @@ public:
                 size_t(std::find(targets.begin(), targets.end(), targets[j]) - targets.begin());
             if (first == j) continue;
             if (folded.text != s_.other) {
-                code.push_back(make_instruction("mov", {".b32"}, {reg(s_.other), index_operand}));
+                code.push_back(make_instruction(ptx::Opcode::Mov, {ptx::Type::B32},
+                                                {reg(s_.other), index_operand}));
                 folded = reg(s_.other);
             }
-            code.push_back(make_instruction("setp", {".eq", ".u32"},
+            code.push_back(make_instruction(ptx::Opcode::Setp,
+                                            {ptx::Comparison::Eq, ptx::Type::U32},
                                             {reg(s_.vote_bit), index_operand, imm(j)}));
-            code.push_back(make_instruction(
-                "selp", {".b32"}, {reg(s_.other), imm(first), reg(s_.other), reg(s_.vote_bit)}));
+            code.push_back(
+                make_instruction(ptx::Opcode::Selp, {ptx::Type::B32},
+                                 {reg(s_.other), imm(first), reg(s_.other), reg(s_.vote_bit)}));
         }
         unsigned bits = 1;
         while ((size_t(1) << bits) < targets.size())
             ++bits;
         for (unsigned b = 0; b < bits; ++b) {
-            code.push_back(
-                make_instruction("and", {".b32"}, {reg(s_.bit), folded, imm(uint64_t(1) << b)}));
-            code.push_back(
-                make_instruction("setp", {".ne", ".u32"}, {reg(s_.vote_bit), reg(s_.bit), imm(0)}));
+            code.push_back(make_instruction(ptx::Opcode::And, {ptx::Type::B32},
+                                            {reg(s_.bit), folded, imm(uint64_t(1) << b)}));
+            code.push_back(make_instruction(ptx::Opcode::Setp,
+                                            {ptx::Comparison::Ne, ptx::Type::U32},
+                                            {reg(s_.vote_bit), reg(s_.bit), imm(0)}));
             if (b == 0) {
                 code.push_back(vote_uni(s_.unanimous, reg(s_.vote_bit)));
             } else {
                 code.push_back(vote_uni(s_.vote_bit, reg(s_.vote_bit)));
-                code.push_back(make_instruction(
-                    "and", {".pred"}, {reg(s_.unanimous), reg(s_.unanimous), reg(s_.vote_bit)}));
+                code.push_back(
+                    make_instruction(ptx::Opcode::And, {ptx::Type::Pred},
+                                     {reg(s_.unanimous), reg(s_.unanimous), reg(s_.vote_bit)}));
             }
         }
         append_counts(code, index);
@@ -189,7 +198,7 @@ public:
     }
 
     Instruction lanes_below() const {
-        return make_instruction("mov", {".u32"},
+        return make_instruction(ptx::Opcode::Mov, {ptx::Type::U32},
                                 {reg(s_.lanes_below), ptx::special_reg("%lanemask_lt")});
     }
 
@@ -203,43 +212,48 @@ private:
     std::vector<Instruction> elect_writer(Operand yes) const {
         std::vector<Instruction> code;
         if (sync_) {
-            code.push_back(make_instruction("activemask", {".b32"}, {reg(s_.mask)}));
+            code.push_back(
+                make_instruction(ptx::Opcode::Activemask, {ptx::Type::B32}, {reg(s_.mask)}));
         } else {
             yes.negated = false;
             Operand no = yes;
             no.negated = true;
-            code.push_back(make_instruction("vote", {".ballot", ".b32"}, {reg(s_.mask), yes}));
-            code.push_back(make_instruction("vote", {".ballot", ".b32"}, {reg(s_.other), no}));
-            code.push_back(
-                make_instruction("or", {".b32"}, {reg(s_.mask), reg(s_.mask), reg(s_.other)}));
+            code.push_back(make_instruction(
+                ptx::Opcode::Vote, {ptx::Modifier::Ballot, ptx::Type::B32}, {reg(s_.mask), yes}));
+            code.push_back(make_instruction(
+                ptx::Opcode::Vote, {ptx::Modifier::Ballot, ptx::Type::B32}, {reg(s_.other), no}));
+            code.push_back(make_instruction(ptx::Opcode::Or, {ptx::Type::B32},
+                                            {reg(s_.mask), reg(s_.mask), reg(s_.other)}));
         }
-        code.push_back(
-            make_instruction("and", {".b32"}, {reg(s_.low), reg(s_.mask), reg(s_.lanes_below)}));
-        code.push_back(
-            make_instruction("setp", {".eq", ".u32"}, {reg(s_.writer), reg(s_.low), imm(0)}));
+        code.push_back(make_instruction(ptx::Opcode::And, {ptx::Type::B32},
+                                        {reg(s_.low), reg(s_.mask), reg(s_.lanes_below)}));
+        code.push_back(make_instruction(ptx::Opcode::Setp, {ptx::Comparison::Eq, ptx::Type::U32},
+                                        {reg(s_.writer), reg(s_.low), imm(0)}));
         return code;
     }
 
     Instruction vote_uni(const std::string& destination, Operand predicate) const {
         predicate.negated = false; // a vote on p is unanimous exactly when one on !p is
         if (sync_)
-            return make_instruction("vote", {".sync", ".uni", ".pred"},
+            return make_instruction(ptx::Opcode::Vote,
+                                    {ptx::Modifier::Sync, ptx::Modifier::Uni, ptx::Type::Pred},
                                     {reg(destination), predicate, reg(s_.mask)});
-        return make_instruction("vote", {".uni", ".pred"}, {reg(destination), predicate});
+        return make_instruction(ptx::Opcode::Vote, {ptx::Modifier::Uni, ptx::Type::Pred},
+                                {reg(destination), predicate});
     }
 
     void append_counts(std::vector<Instruction>& code, uint32_t index) const {
         // divergent := writer and not unanimous
-        code.push_back(
-            make_instruction("setp", {".eq", ".and", ".u32"},
-                             {reg(s_.divergent), reg(s_.low), imm(0), reg(s_.unanimous, true)}));
+        code.push_back(make_instruction(
+            ptx::Opcode::Setp, {ptx::Comparison::Eq, ptx::Modifier::And, ptx::Type::U32},
+            {reg(s_.divergent), reg(s_.low), imm(0), reg(s_.unanimous, true)}));
         const int64_t visits = 16 * int64_t(index);
-        code.push_back(make_instruction("atom", {".global", ".add", ".u64"},
-                                        {reg(s_.old), counter(symbol_, visits), imm(1)},
-                                        ptx::Guard{s_.writer, false}));
-        code.push_back(make_instruction("atom", {".global", ".add", ".u64"},
-                                        {reg(s_.old), counter(symbol_, visits + 8), imm(1)},
-                                        ptx::Guard{s_.divergent, false}));
+        code.push_back(make_instruction(
+            ptx::Opcode::Atom, {ptx::Modifier::Global, ptx::Modifier::Add, ptx::Type::U64},
+            {reg(s_.old), counter(symbol_, visits), imm(1)}, ptx::Guard{s_.writer, false}));
+        code.push_back(make_instruction(
+            ptx::Opcode::Atom, {ptx::Modifier::Global, ptx::Modifier::Add, ptx::Type::U64},
+            {reg(s_.old), counter(symbol_, visits + 8), imm(1)}, ptx::Guard{s_.divergent, false}));
     }
 };
 
@@ -296,11 +310,11 @@ bool module_declares(const ptx::Module& module, std::string_view name) {
     return false;
 }
 
-ptx::Variable global_array(const std::string& name, const std::string& type, uint32_t align,
+ptx::Variable global_array(const std::string& name, ptx::Type type, uint32_t align,
                            uint64_t elements) {
     ptx::Variable v;
     v.linkage = {".visible"};
-    v.space = ".global";
+    v.space = ptx::StateSpace::Global;
     v.align = align;
     v.type = type;
     v.name = name;
@@ -328,9 +342,9 @@ public:
             instrument(function, *verdicts, sync, lines, report);
         }
         if (lines.empty()) return report;
-        unit.declare_module_variable(global_array(symbol_, ".u64", 8, 2 * lines.size()));
+        unit.declare_module_variable(global_array(symbol_, ptx::Type::U64, 8, 2 * lines.size()));
         auto line_array =
-            global_array(divergence_map_lines_symbol(symbol_), ".u32", 4, lines.size());
+            global_array(divergence_map_lines_symbol(symbol_), ptx::Type::U32, 4, lines.size());
         line_array.initializer = fmt::format("{{{}}}", fmt::join(lines, ", "));
         unit.declare_module_variable(std::move(line_array));
         report.changed = true;
@@ -369,7 +383,7 @@ private:
             const auto index = uint32_t(lines.size());
             lines.push_back(branch.loc.line);
             report.decisions.push_back(fmt::format("counter {}: {} at line {} of {}", index,
-                                                   branch.opcode, branch.loc.line,
+                                                   branch.mnemonic(), branch.loc.line,
                                                    function.function().name));
             const auto code =
                 branch.control() == ptx::ControlKind::IndirectBranch
@@ -412,7 +426,7 @@ const ptx::Variable* find_variable(const ptx::Module& module, std::string_view n
 
 // The branch index a visit counter's atom adds to, if `i` is one.
 std::optional<uint32_t> visit_counter(const Instruction& i, std::string_view symbol) {
-    if (i.opcode != "atom" || i.operands.size() < 2) return std::nullopt;
+    if (i.opcode != ptx::Opcode::Atom || i.operands.size() < 2) return std::nullopt;
     const Operand& address = i.operands[1];
     if (address.kind != Operand::Kind::Address || address.elements.empty() ||
         address.elements[0].text != symbol || address.offset % 16 != 0)

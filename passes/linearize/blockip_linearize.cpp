@@ -76,8 +76,9 @@ public:
         position_[cfg.exit()] = static_cast<uint32_t>(order_.size());
         ends_ = block_ends(cfg);
         if (options_.selective && !pays()) return;
-        Registers r{f_.new_register(".b32", "bip"), f_.new_register(".b32", "mask"),
-                    f_.new_register(".pred", "act"), f_.new_register(".pred", "any")};
+        Registers r{f_.new_register(ptx::Type::B32, "bip"), f_.new_register(ptx::Type::B32, "mask"),
+                    f_.new_register(ptx::Type::Pred, "act"),
+                    f_.new_register(ptx::Type::Pred, "any")};
         emit(r);
         report_.changed = true;
         report_.count("functions linearized");
@@ -190,16 +191,16 @@ private:
         const BlockEnd& end = ends_[b];
         const uint32_t t = position_[end.taken];
         if (!end.two_way || t == position_[end.fall])
-            return make_instruction("mov", {".u32"}, {reg(r.bip), imm(t)});
+            return make_instruction(ptx::Opcode::Mov, {ptx::Type::U32}, {reg(r.bip), imm(t)});
         const uint32_t f = position_[end.fall];
         const bool neg = end.guard.negated;
         return make_instruction(
-            "selp", {".u32"},
+            ptx::Opcode::Selp, {ptx::Type::U32},
             {reg(r.bip), imm(neg ? f : t), imm(neg ? t : f), reg(end.guard.predicate)});
     }
 
-    ptx::Instruction vote(const char* mode, const Registers& r, const std::string& source) const {
-        return make_instruction("vote", {".sync", mode, ".pred"},
+    ptx::Instruction vote(ptx::Modifier mode, const Registers& r, const std::string& source) const {
+        return make_instruction(ptx::Opcode::Vote, {ptx::Modifier::Sync, mode, ptx::Type::Pred},
                                 {reg(r.any), reg(source), reg(r.mask)});
     }
 
@@ -221,15 +222,18 @@ private:
         NodeList list;
         list.nodes.resize(count);
         Node& prologue = list.nodes[0];
-        prologue.statements.emplace_back(make_instruction("activemask", {".b32"}, {reg(r.mask)}));
-        prologue.statements.emplace_back(make_instruction("mov", {".u32"}, {reg(r.bip), imm(0)}));
+        prologue.statements.emplace_back(
+            make_instruction(ptx::Opcode::Activemask, {ptx::Type::B32}, {reg(r.mask)}));
+        prologue.statements.emplace_back(
+            make_instruction(ptx::Opcode::Mov, {ptx::Type::U32}, {reg(r.bip), imm(0)}));
         prologue.fall = head[0];
         for (size_t k = 0; k < n; ++k) {
             const NodeId b = order_[k];
             Node& h = list.nodes[head[k]];
-            h.statements.emplace_back(make_instruction(
-                "setp", {".eq", ".u32"}, {reg(r.active), reg(r.bip), imm(int64_t(k))}));
-            h.statements.emplace_back(vote(".any", r, r.active));
+            h.statements.emplace_back(
+                make_instruction(ptx::Opcode::Setp, {ptx::Comparison::Eq, ptx::Type::U32},
+                                 {reg(r.active), reg(r.bip), imm(int64_t(k))}));
+            h.statements.emplace_back(vote(ptx::Modifier::Any, r, r.active));
             h.statements.emplace_back(guarded(branch(true), r.any, true));
             h.taken = head[k + 1];
             h.fall = head[k] + 1;
@@ -245,10 +249,12 @@ private:
                 const uint32_t t = targets[k][j];
                 Node& check = list.nodes[tail[k] + j];
                 const bool backward = t <= k;
+                check.statements.emplace_back(make_instruction(
+                    ptx::Opcode::Setp,
+                    {backward ? ptx::Comparison::Eq : ptx::Comparison::Ge, ptx::Type::U32},
+                    {reg(r.active), reg(r.bip), imm(t)}));
                 check.statements.emplace_back(
-                    make_instruction("setp", {backward ? ".eq" : ".ge", ".u32"},
-                                     {reg(r.active), reg(r.bip), imm(t)}));
-                check.statements.emplace_back(vote(backward ? ".any" : ".all", r, r.active));
+                    vote(backward ? ptx::Modifier::Any : ptx::Modifier::All, r, r.active));
                 check.statements.emplace_back(guarded(branch(true), r.any, false));
                 check.taken = head[t];
                 check.fall = tail[k] + j + 1;

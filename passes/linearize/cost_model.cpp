@@ -15,17 +15,15 @@
 namespace cfr::linearize {
 namespace {
 
-bool has(const ptx::Instruction& in, std::string_view modifier) {
-    return in.has_modifier(modifier);
-}
+using ptx::Modifier;
 
 bool is_f64(const ptx::Instruction& in) {
-    return has(in, ".f64");
+    return in.has(ptx::Type::F64);
 }
 
 double memory_weight(const ptx::Instruction& in) {
-    if (has(in, ".shared")) return 2;
-    if (has(in, ".param") || has(in, ".const")) return 1;
+    if (in.has(Modifier::Shared)) return 2;
+    if (in.has(Modifier::Param) || in.has(Modifier::Const)) return 1;
     return 4;
 }
 
@@ -35,10 +33,10 @@ double gpu_weight(const ptx::Instruction& in) {
     case ptx::CostClass::Transcendental:
         return 4;
     case ptx::CostClass::Root:
-        return has(in, ".approx") ? 4 : (is_f64(in) ? 20 : 10);
+        return in.has(Modifier::Approx) ? 4 : (is_f64(in) ? 20 : 10);
     case ptx::CostClass::Divide:
-        if (has(in, ".approx")) return 4;
-        return has(in, ".f32") ? 10 : 20;
+        if (in.has(Modifier::Approx)) return 4;
+        return in.has(ptx::Type::F32) ? 10 : 20;
     case ptx::CostClass::Memory:
         return memory_weight(in);
     case ptx::CostClass::Atomic:

@@ -17,7 +17,7 @@ namespace {
 bool voted(const ptx::BasicBlock& block, const std::string& predicate) {
     for (const auto& s : block.statements)
         if (const auto* in = std::get_if<ptx::Instruction>(&s);
-            in && in->opcode == "vote" && !in->operands.empty() &&
+            in && in->opcode == ptx::Opcode::Vote && !in->operands.empty() &&
             in->operands.front().text == predicate)
             return true;
     return false;
@@ -116,7 +116,7 @@ std::string guarded_sequence_problem(const ptx::Cfg& cfg) {
         }
         if (!t->guard) continue;
         const ptx::BlockId taken = taken_to[b], fall = fall_to[b];
-        if (t->has_modifier(".uni")) {
+        if (t->has(ptx::Modifier::Uni)) {
             if (!voted(cfg.blocks[b], t->guard->predicate))
                 return fmt::format("block {}: bra.uni on a predicate no vote in the block set", b);
             uniform.insert({b, taken});

@@ -134,7 +134,7 @@ void NodeList::write(passes::FunctionUnit& unit) {
             if (!in) throw std::logic_error("linearize: a block with a successor but no jump");
             if (in->control() == ptx::ControlKind::Branch) {
                 if (*node.taken == kExitNode)
-                    *in = ptx::Instruction{in->guard, "ret", {}, {}, in->loc};
+                    *in = ptx::Instruction{in->guard, ptx::Opcode::Ret, {}, {}, {}, in->loc};
                 else
                     in->operands = {label_ref(labels[*node.taken])};
             }
@@ -169,13 +169,12 @@ std::vector<BlockEnd> block_ends(const ptx::Cfg& cfg) {
 }
 
 ptx::Instruction branch(bool uniform) {
-    return make_instruction("bra",
-                            uniform ? std::vector<std::string>{".uni"} : std::vector<std::string>{},
-                            {label_ref("")});
+    return make_instruction(
+        ptx::Opcode::Bra, uniform ? ptx::Words{ptx::Modifier::Uni} : ptx::Words{}, {label_ref("")});
 }
 
 ptx::Instruction return_instruction() {
-    return make_instruction("ret", {}, {});
+    return make_instruction(ptx::Opcode::Ret, {}, {});
 }
 
 std::vector<ptx::Statement> without_terminator(const ptx::BasicBlock& block) {

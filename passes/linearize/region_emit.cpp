@@ -15,11 +15,11 @@ ptx::Instruction assignment(const RegionPlan& plan, const ptx::Cfg& cfg, NodeId 
     const BlockEnd end = block_end(cfg, b);
     const uint32_t t = value_for(plan, end.taken);
     if (!end.two_way || t == value_for(plan, end.fall))
-        return make_instruction("mov", {".u32"}, {reg(guard), imm(t)});
+        return make_instruction(ptx::Opcode::Mov, {ptx::Type::U32}, {reg(guard), imm(t)});
     const uint32_t f = value_for(plan, end.fall);
     const bool neg = end.guard.negated;
     return make_instruction(
-        "selp", {".u32"},
+        ptx::Opcode::Selp, {ptx::Type::U32},
         {reg(guard), imm(neg ? f : t), imm(neg ? t : f), reg(end.guard.predicate)});
 }
 
@@ -116,14 +116,14 @@ private:
     void compare_all(std::vector<ptx::Statement>& out, const std::vector<uint32_t>& values,
                      bool equal) const {
         for (size_t k = 0; k < values.size(); ++k) {
-            std::vector<std::string> modifiers{equal ? ".eq" : ".ne"};
+            ptx::Words modifiers{equal ? ptx::Comparison::Eq : ptx::Comparison::Ne};
             std::vector<ptx::Operand> operands{reg(predicate_), reg(guard_), imm(values[k])};
             if (k > 0) {
-                modifiers.push_back(equal ? ".or" : ".and");
+                modifiers.push_back(equal ? ptx::Modifier::Or : ptx::Modifier::And);
                 operands.push_back(reg(predicate_));
             }
-            modifiers.push_back(".u32");
-            out.emplace_back(make_instruction("setp", modifiers, operands));
+            modifiers.push_back(ptx::Type::U32);
+            out.emplace_back(make_instruction(ptx::Opcode::Setp, std::move(modifiers), operands));
         }
     }
 
@@ -139,7 +139,7 @@ private:
             const NodeId entry = plan.units[body.unit].front();
             Node node;
             node.statements.emplace_back(make_instruction(
-                "mov", {".u32"},
+                ptx::Opcode::Mov, {ptx::Type::U32},
                 {reg(guard_), imm(value_for(plan, unit_.post_dominators().idom[entry]))}));
             node.fall = target(slot.plan, body.out);
             return node;
@@ -155,7 +155,7 @@ private:
         case SKind::Entry: {
             const uint32_t value = n.sets.front();
             node.statements.emplace_back(
-                make_instruction("mov", {".u32"}, {reg(guard_), imm(value)}));
+                make_instruction(ptx::Opcode::Mov, {ptx::Type::U32}, {reg(guard_), imm(value)}));
             node.fall = target(slot.plan, n.out);
             return node;
         }

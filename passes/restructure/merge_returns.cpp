@@ -38,7 +38,8 @@ size_t merge_returns(passes::FunctionUnit& unit) {
             edge.to = exit_block;
             if (edge.kind != ptx::EdgeKind::FallThrough) {
                 ptx::Instruction& in = *passes::last_instruction(out.blocks[edge.from].statements);
-                in = ptx::Instruction{in.guard, "bra", {}, {ptx::label_ref(label)}, in.loc};
+                in = ptx::Instruction{in.guard, ptx::Opcode::Bra,        {},
+                                      {},       {ptx::label_ref(label)}, in.loc};
                 edge.kind = ptx::EdgeKind::Taken;
             }
         }
@@ -46,7 +47,7 @@ size_t merge_returns(passes::FunctionUnit& unit) {
     }
     ptx::BasicBlock exit;
     exit.statements.emplace_back(ptx::Label{label, {}});
-    exit.statements.emplace_back(ptx::Instruction{std::nullopt, "ret", {}, {}, {}});
+    exit.statements.emplace_back(ptx::make_instruction(ptx::Opcode::Ret, {}, {}));
     out.blocks.push_back(std::move(exit));
     out.edges.push_back({exit_block, exit_block + 1, ptx::EdgeKind::Exit});
     return paths;

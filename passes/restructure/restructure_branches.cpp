@@ -416,7 +416,7 @@ public:
                 return !verdict || verdict->divergent;
             };
             const auto fresh = [&](const std::string& stem) {
-                return function.new_register(".b32", stem);
+                return function.new_register(ptx::Type::B32, stem);
             };
             const auto result =
                 restructure::restructure_branches(graph, options_, divergent, fresh);

@@ -55,7 +55,8 @@ RGraph RGraph::from_function(passes::FunctionUnit& unit) {
 bool is_jump_block(const ptx::BasicBlock& block) {
     if (block.statements.size() != 1) return false;
     const auto* in = std::get_if<ptx::Instruction>(&block.statements.front());
-    return in && !in->guard && in->control() == ptx::ControlKind::Branch && in->opcode == "bra";
+    return in && !in->guard && in->control() == ptx::ControlKind::Branch &&
+           in->opcode == ptx::Opcode::Bra;
 }
 
 bool latch_through_jump_block(const RGraph& graph, const ptx::Cfg& cfg) {

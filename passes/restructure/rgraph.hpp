@@ -131,7 +131,7 @@ bool is_jump_block(const ptx::BasicBlock& block);
 // tail-controlled in the PTX too.
 bool latch_through_jump_block(const RGraph& graph, const ptx::Cfg& cfg);
 
-// Fresh variable names for q, r, p: unit.new_register(".b32", stem) in a pass.
+// Fresh variable names for q, r, p: unit.new_register(ptx::Type::B32, stem) in a pass.
 using FreshVariable = std::function<std::string(const std::string& stem)>;
 
 enum class Cascade { DepthFirst, BreadthFirst };

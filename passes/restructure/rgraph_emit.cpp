@@ -166,13 +166,13 @@ private:
     }
 
     const std::string& predicate() {
-        if (predicate_.empty()) predicate_ = unit_.new_register(".pred", "t");
+        if (predicate_.empty()) predicate_ = unit_.new_register(ptx::Type::Pred, "t");
         return predicate_;
     }
 
-    Instruction jump(NodeId target, std::vector<std::string> modifiers = {}) {
-        if (target == graph_.exit) return ptx::make_instruction("ret", {}, {});
-        return ptx::make_instruction("bra", std::move(modifiers),
+    Instruction jump(NodeId target, ptx::Words modifiers = {}) {
+        if (target == graph_.exit) return ptx::make_instruction(ptx::Opcode::Ret, {}, {});
+        return ptx::make_instruction(ptx::Opcode::Bra, std::move(modifiers),
                                      {ptx::label_ref(label_of(target))});
     }
 
@@ -189,15 +189,17 @@ private:
         case NodeKind::Original:
             return original_block(n, next, edges);
         case NodeKind::Assign:
-            out.emplace_back(
-                ptx::make_instruction("mov", {".u32"}, {ptx::reg(node.var), ptx::imm(node.value)}));
+            out.emplace_back(ptx::make_instruction(ptx::Opcode::Mov, {ptx::Type::U32},
+                                                   {ptx::reg(node.var), ptx::imm(node.value)}));
             edges.emplace_back(node.succ.front(), ptx::EdgeKind::FallThrough);
             return out;
         case NodeKind::Branch:
             if (node.succ.size() == 2) {
                 const std::string& p = predicate();
                 out.emplace_back(ptx::make_instruction(
-                    "setp", {node.compare == Compare::Less ? ".lt" : ".eq", ".u32"},
+                    ptx::Opcode::Setp,
+                    {node.compare == Compare::Less ? ptx::Comparison::Lt : ptx::Comparison::Eq,
+                     ptx::Type::U32},
                     {ptx::reg(p), ptx::reg(node.var), ptx::imm(node.value)}));
                 const bool swap = swapped(n, next);
                 const NodeId target = node.succ[swap ? 1 : 0];
@@ -210,7 +212,7 @@ private:
             }
             [[fallthrough]];
         case NodeKind::Dummy:
-            out.emplace_back(jump(node.succ.front(), {".uni"}));
+            out.emplace_back(jump(node.succ.front(), {ptx::Modifier::Uni}));
             edges.emplace_back(node.succ.front(), jump_kind(node.succ.front(), graph_.exit));
             return out;
         case NodeKind::Exit:
@@ -243,9 +245,14 @@ private:
             if (swap) {
                 in.guard->negated = !in.guard->negated;
                 const NodeId target = node.succ[1];
-                in = Instruction{
-                    in.guard, "bra", in.modifiers, {ptx::label_ref(label_of(target))}, in.loc};
-                if (target == graph_.exit) in = Instruction{in.guard, "ret", {}, {}, in.loc};
+                in = Instruction{in.guard,
+                                 ptx::Opcode::Bra,
+                                 {},
+                                 in.modifiers,
+                                 {ptx::label_ref(label_of(target))},
+                                 in.loc};
+                if (target == graph_.exit)
+                    in = Instruction{in.guard, ptx::Opcode::Ret, {}, {}, {}, in.loc};
                 edges.emplace_back(target, jump_kind(target, graph_.exit));
                 edges.emplace_back(node.succ[0], ptx::EdgeKind::FallThrough);
                 return out;
@@ -254,12 +261,16 @@ private:
             const NodeId target = node.succ.front();
             const bool is_return = in.control() != ptx::ControlKind::Branch;
             if (target == graph_.exit && !is_return) {
-                in = Instruction{in.guard, "ret", {}, {}, in.loc};
+                in = Instruction{in.guard, ptx::Opcode::Ret, {}, {}, {}, in.loc};
             } else if (target != graph_.exit) {
-                std::vector<std::string> modifiers;
+                ptx::Words modifiers;
                 if (!is_return) modifiers = in.modifiers;
-                in = Instruction{
-                    in.guard, "bra", modifiers, {ptx::label_ref(label_of(target))}, in.loc};
+                in = Instruction{in.guard,
+                                 ptx::Opcode::Bra,
+                                 {},
+                                 std::move(modifiers),
+                                 {ptx::label_ref(label_of(target))},
+                                 in.loc};
             }
             edges.emplace_back(target, jump_kind(target, graph_.exit));
             break;

@@ -23,11 +23,11 @@ public:
                 if (branch.divergent) continue;
                 const auto* terminator = function.cfg().blocks[branch.block].terminator();
                 if (!terminator || terminator->control() != ptx::ControlKind::Branch ||
-                    terminator->has_modifier(".uni"))
+                    terminator->has(ptx::Modifier::Uni))
                     continue;
                 auto* instruction =
                     last_instruction(function.mutable_code().blocks[branch.block].statements);
-                instruction->modifiers.insert(instruction->modifiers.begin(), ".uni");
+                instruction->modifiers.insert(0, ptx::Modifier::Uni);
                 report.changed = true;
                 report.count("branches marked uniform");
             }

@@ -101,7 +101,7 @@ uint32_t first_line(const std::string& ptx, const std::string& kernel, const std
         if (const auto* f = std::get_if<ptx::Function>(&item); f && f->name == kernel && f->body) {
             uint32_t line = 0;
             ptx::for_each_instruction(*f->body, [&](const ptx::Instruction& in) {
-                if (!line && in.opcode == opcode) line = in.loc.line;
+                if (!line && in.mnemonic() == opcode) line = in.loc.line;
             });
             return line;
         }
@@ -373,7 +373,8 @@ TEST_CASE("convergent: a call is as convergent as the function it calls; an exte
             if (in.control() == ptx::ControlKind::Call) convergent.push_back(code.convergent(in));
         });
     CHECK(convergent == std::vector<bool>{false, true, true, true});
-    CHECK(analysis::callee(ptx::make_instruction("call", {".uni"}, {ptx::symbol("quiet")})) ==
-          "quiet");
-    CHECK(analysis::callee(ptx::make_instruction("call", {}, {ptx::reg("%rd1")})) == "");
+    CHECK(analysis::callee(ptx::make_instruction(cfr::ptx::Opcode::Call, {cfr::ptx::Modifier::Uni},
+                                                 {ptx::symbol("quiet")})) == "quiet");
+    CHECK(analysis::callee(ptx::make_instruction(cfr::ptx::Opcode::Call, {}, {ptx::reg("%rd1")})) ==
+          "");
 }

@@ -119,8 +119,8 @@ inline void branch_to_nowhere(passes::FunctionUnit& f) {
 // mov into a register that nothing declares.
 inline void write_undeclared_register(passes::FunctionUnit& f) {
     ptx::Instruction mov;
-    mov.opcode = "mov";
-    mov.modifiers = {".u32"};
+    mov.opcode = ptx::Opcode::Mov;
+    mov.modifiers = {ptx::Type::U32};
     mov.operands = {ptx::Operand{ptx::Operand::Kind::Register, "%planted_undeclared", false, 0, {}},
                     ptx::Operand{ptx::Operand::Kind::Immediate, "0", false, 0, {}}};
     auto& statements = f.mutable_cfg().blocks.front().statements;
@@ -129,7 +129,7 @@ inline void write_undeclared_register(passes::FunctionUnit& f) {
 
 // A branch guarded by a .b32 register.
 inline void guard_with_b32(passes::FunctionUnit& f) {
-    const std::string word = f.new_register(".b32", "planted");
+    const std::string word = f.new_register(ptx::Type::B32, "planted");
     first_conditional_branch(f.mutable_cfg())->guard->predicate = word;
 }
 
@@ -150,7 +150,8 @@ inline void edit_at_mma(passes::FunctionUnit& f,
                         const std::function<void(std::vector<ptx::Statement>&, size_t)>& edit) {
     std::vector<ptx::Statement> body = ptx::layout(f.cfg());
     for (size_t i = 0; i < body.size(); ++i)
-        if (const auto* in = std::get_if<ptx::Instruction>(&body[i]); in && in->opcode == "mma") {
+        if (const auto* in = std::get_if<ptx::Instruction>(&body[i]);
+            in && in->opcode == cfr::ptx::Opcode::Mma) {
             edit(body, i);
             break;
         }
@@ -163,19 +164,21 @@ inline void edit_at_mma(passes::FunctionUnit& f,
 // warp run it apart, %ctaid.x does not.
 inline Mutation mma_under_branch_on(const std::string& special) {
     return [special](passes::FunctionUnit& f) {
-        const std::string value = f.new_register(".b32", "planted");
-        const std::string odd = f.new_register(".pred", "planted");
+        const std::string value = f.new_register(ptx::Type::B32, "planted");
+        const std::string odd = f.new_register(ptx::Type::Pred, "planted");
         const std::string skip = f.new_label("planted_skip");
         edit_at_mma(f, [&](std::vector<ptx::Statement>& body, size_t i) {
             body.insert(body.begin() + long(i) + 1, ptx::Label{skip, {}});
             const std::vector<ptx::Statement> branch = {
-                ptx::make_instruction("mov", {".u32"},
+                ptx::make_instruction(cfr::ptx::Opcode::Mov, {cfr::ptx::Type::U32},
                                       {ptx::reg(value), ptx::special_reg(special)}),
-                ptx::make_instruction("and", {".b32"},
+                ptx::make_instruction(cfr::ptx::Opcode::And, {cfr::ptx::Type::B32},
                                       {ptx::reg(value), ptx::reg(value), ptx::imm(1)}),
-                ptx::make_instruction("setp", {".ne", ".u32"},
+                ptx::make_instruction(cfr::ptx::Opcode::Setp,
+                                      {cfr::ptx::Comparison::Ne, cfr::ptx::Type::U32},
                                       {ptx::reg(odd), ptx::reg(value), ptx::imm(0)}),
-                ptx::guarded(ptx::make_instruction("bra", {}, {ptx::label_ref(skip)}), odd)};
+                ptx::guarded(
+                    ptx::make_instruction(cfr::ptx::Opcode::Bra, {}, {ptx::label_ref(skip)}), odd)};
             body.insert(body.begin() + long(i), branch.begin(), branch.end());
         });
     };

@@ -257,7 +257,7 @@ TEST_CASE("verifier: labels and the CFG against its code", "[verify]") {
         const auto v = verify_change(kIfThen, Promise::Nothing, [](passes::FunctionUnit& f) {
             auto& block = f.mutable_cfg().blocks.front();
             ptx::Instruction nop;
-            nop.opcode = "nop";
+            nop.unknown_opcode = ptx::Word::of("nop");
             block.statements.push_back(nop);
         });
         REQUIRE(v);
@@ -272,7 +272,7 @@ TEST_CASE("verifier: labels and the CFG against its code", "[verify]") {
     }
     SECTION("registers that new_register() declared are declared") {
         CHECK_FALSE(verify_change(kIfThen, Promise::Nothing, [](passes::FunctionUnit& f) {
-            const std::string p = f.new_register(".pred", "fresh");
+            const std::string p = f.new_register(ptx::Type::Pred, "fresh");
             test::planted::first_conditional_branch(f.mutable_cfg())->guard->predicate = p;
         }));
     }

@@ -98,7 +98,7 @@ $L_join2:
     CHECK(cfg.blocks[3].label() == "$L_else");
     CHECK(cfg.blocks[4].label() == "$L_join");
     CHECK(cfg.blocks[2].label().empty());
-    CHECK(cfg.blocks[1].terminator()->opcode == "ret");
+    CHECK(cfg.blocks[1].terminator()->opcode == cfr::ptx::Opcode::Ret);
     CHECK(cfg.blocks[3].terminator() == nullptr); // call does not end a block
     CHECK(edges_of(cfg) == std::vector<E>{{0, 3, EdgeKind::Taken},
                                           {0, 1, EdgeKind::FallThrough},
@@ -131,7 +131,7 @@ $L1:
     const Cfg cfg = build_cfg(f);
     REQUIRE(cfg.blocks.size() == 3);
     CHECK(cfg.blocks[0].label().empty()); // a table label is data, not a block label
-    CHECK(cfg.blocks[0].terminator()->opcode == "brx");
+    CHECK(cfg.blocks[0].terminator()->opcode == cfr::ptx::Opcode::Brx);
     CHECK(edges_of(cfg) == std::vector<E>{{0, 1, EdgeKind::Indirect},
                                           {0, 2, EdgeKind::Indirect},
                                           {1, 3, EdgeKind::Exit},

@@ -38,14 +38,16 @@ TEST_CASE("instruction with guard, modifiers and operands", "[parser]") {
     REQUIRE(ins.guard);
     CHECK(ins.guard->predicate == "%p1");
     CHECK(ins.guard->negated);
-    CHECK(ins.opcode == "add");
-    CHECK(ins.modifiers == std::vector<std::string>{".rn", ".ftz", ".f32"});
+    CHECK(ins.opcode == cfr::ptx::Opcode::Add);
+    CHECK(ins.modifiers ==
+          cfr::ptx::Words{cfr::ptx::Rounding::Rn, cfr::ptx::Modifier::Ftz, cfr::ptx::Type::F32});
+    CHECK(ins.type() == cfr::ptx::Type::F32);
     REQUIRE(ins.operands.size() == 3);
     CHECK(ins.operands[0].kind == Kind::Register);
     CHECK(ins.operands[2].kind == Kind::Immediate);
     CHECK(ins.operands[2].text == "-0x10");
-    CHECK(ins.has_modifier(".ftz"));
-    CHECK_FALSE(ins.has_modifier(".rz"));
+    CHECK(ins.has(cfr::ptx::Modifier::Ftz));
+    CHECK_FALSE(ins.has(cfr::ptx::Rounding::Rz));
     CHECK(ins.loc.line == 8);
 }
 
@@ -159,9 +161,9 @@ TEST_CASE("function headers: parameters, returns, performance directives", "[par
     CHECK(k.is_entry);
     CHECK(k.linkage == std::vector<std::string>{".visible"});
     REQUIRE(k.params.size() == 3);
-    CHECK(k.params[0].ptr_space == ".global");
+    CHECK(k.params[0].ptr_space == StateSpace::Global);
     CHECK(k.params[0].ptr_align == 8u);
-    CHECK(k.params[0].type == ".u64");
+    CHECK(k.params[0].type == Word(Type::U64));
     CHECK(k.params[1].align == 16u);
     CHECK(k.params[1].dims == std::vector<std::optional<uint64_t>>{24});
     REQUIRE(k.performance.size() == 2);
@@ -194,8 +196,8 @@ TEST_CASE("module variables with initializers and attributes", "[parser]") {
     CHECK(smem.dims == std::vector<std::optional<uint64_t>>{std::nullopt});
     CHECK(std::get<Variable>(m.items[4]).attributes ==
           std::vector<std::string>{".attribute(.managed)"});
-    CHECK(std::get<Variable>(m.items[5]).type == ".texref");
-    CHECK(std::get<Variable>(m.items[7]).vector == ".v4");
+    CHECK(std::get<Variable>(m.items[5]).type.spelling() == ".texref");
+    CHECK(std::get<Variable>(m.items[7]).vector == 4);
 }
 
 TEST_CASE("directives: .loc, .file, .pragma and debug sections", "[parser]") {
@@ -225,11 +227,14 @@ TEST_CASE("unknown instructions are kept verbatim", "[parser]") {
         "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
         "[%rd1], [%rd2, {%r1, %r2}], [%rd3];\nfrobnicate.xyz.q7 a, b, 3;");
     const auto& cp = instruction_at(f, 0);
-    CHECK(cp.opcode == "cp");
-    CHECK(cp.modifiers.back() == ".mbarrier::complete_tx::bytes");
+    CHECK(cp.opcode == cfr::ptx::Opcode::Cp);
+    CHECK(cp.modifiers.back().spelling() == ".mbarrier::complete_tx::bytes");
     CHECK(cp.operands.size() == 3);
     const auto& fz = instruction_at(f, 1);
-    CHECK(fz.opcode == "frobnicate");
+    CHECK(fz.opcode == cfr::ptx::Opcode::Unknown);
+    CHECK(fz.mnemonic() == "frobnicate");
+    CHECK(fz.modifiers.size() == 2);
+    CHECK(fz.modifiers[1].spelling() == ".q7");
     CHECK(fz.control() == ControlKind::None);
     CHECK(fz.operands.size() == 3);
 }

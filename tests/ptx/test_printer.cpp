@@ -67,8 +67,8 @@ TEST_CASE("module layout", "[printer]") {
 TEST_CASE("single instruction and operand printing", "[printer]") {
     Instruction ins;
     ins.guard = Guard{"%p3", true};
-    ins.opcode = "bra";
-    ins.modifiers = {".uni"};
+    ins.opcode = cfr::ptx::Opcode::Bra;
+    ins.modifiers = {cfr::ptx::Modifier::Uni};
     Operand target;
     target.kind = Operand::Kind::Label;
     target.text = "$L__BB0_7";

@@ -49,14 +49,16 @@ struct Outcome {
     std::vector<std::string> log;
 };
 
-Outcome prepare(const std::string& pipeline, const char* verify) {
+// The image prepared under `pipeline` on a device of compute capability `sm`.
+Outcome prepare(const std::string& pipeline, const char* verify,
+                const char* image = test::kTwoKernels, int sm = 75) {
     Scene scene("prepare");
     scene.env["CFRJIT_PASSES"] = pipeline;
     if (verify) scene.env["CFRJIT_VERIFY"] = verify;
     Session session(testing::env_of(scene.env));
     REQUIRE(session.enabled());
     Outcome out;
-    out.rewritten = session.prepare(test::kTwoKernels, 0, 75, "cuModuleLoadData").rewrite();
+    out.rewritten = session.prepare(image, 0, sm, "cuModuleLoadData").rewrite();
     out.outcome = session.modules().at(0).outcome;
     out.log = scene.log();
     return out;
@@ -85,6 +87,29 @@ TEST_CASE("verify: every planted violation falls back to the original image with
                                  Catch::Contains("check " + check) &&
                                  Catch::Contains("loading the original image"));
         }
+    }
+}
+
+TEST_CASE("verify: a pass that moves an mma under a lane-dependent guard or copies it falls back "
+          "to the original image; a uniform guard is kept") {
+    REQUIRE(planted_registered);
+    for (const auto& plant : test::planted::convergence_plants()) {
+        const std::string pipeline = plant.pipeline();
+        INFO(pipeline);
+        const Outcome out = prepare(pipeline, "cheap", test::kTensorKernel, 90);
+        if (std::string(plant.name) == "planted-mma-under-uniform-guard") {
+            CHECK(out.rewritten);
+            CHECK(out.log.empty());
+            continue;
+        }
+        CHECK_FALSE(out.rewritten);
+        CHECK(out.outcome == ModuleOutcome::CompileFailed);
+        REQUIRE(out.log.size() == 1);
+        CHECK_THAT(out.log.front(), Catch::Contains("pass '" + pipeline + "'") &&
+                                        Catch::Contains("kernel 'tensor'") &&
+                                        Catch::Contains("check convergence") &&
+                                        Catch::Contains("convergent operation mma") &&
+                                        Catch::Contains("loading the original image"));
     }
 }
 

@@ -1,0 +1,369 @@
+// The ids of instruction words (word.hpp): a table of the known spellings built once, and an
+// interner for the others. Known ids are looked up without a lock; an interned spelling is
+// stored once for the life of the process and found by its id without a lock too.
+#include "ptx/word.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <shared_mutex>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+namespace cfr::ptx {
+
+namespace {
+
+// Qualifiers of the PTX ISA that no enum gives a meaning yet: known, so that the common ones
+// never reach the interner.
+constexpr std::string_view kOtherQualifiers[] = {
+    ".nc",
+    ".ca",
+    ".cg",
+    ".cs",
+    ".lu",
+    ".cv",
+    ".wb",
+    ".wt",
+    ".volatile",
+    ".relaxed",
+    ".acquire",
+    ".release",
+    ".acq_rel",
+    ".sc",
+    ".weak",
+    ".mmio",
+    ".cta",
+    ".gpu",
+    ".sys",
+    ".b128",
+    ".row",
+    ".col",
+    ".m16n16k16",
+    ".m32n8k16",
+    ".m8n32k16",
+    ".m16n16k8",
+    ".m8n8k4",
+    ".m8n8k16",
+    ".m8n8k32",
+    ".m8n8k128",
+    ".m16n8k4",
+    ".m16n8k8",
+    ".m16n8k16",
+    ".m16n8k32",
+    ".m16n8k64",
+    ".m16n8k128",
+    ".m16n8k256",
+    ".m8n8",
+    ".m16n16",
+    ".x1",
+    ".x2",
+    ".x4",
+    ".trans",
+    ".e4m3",
+    ".e5m2",
+    ".tf32",
+    ".s4",
+    ".u4",
+    ".b1",
+    ".f16x2",
+    ".bf16x2",
+    ".L1::evict_last",
+    ".L1::evict_first",
+    ".L1::no_allocate",
+    ".L1::evict_normal",
+    ".L1::evict_unchanged",
+    ".L2::evict_last",
+    ".L2::evict_first",
+    ".L2::evict_normal",
+    ".L2::cache_hint",
+    ".L2::64B",
+    ".L2::128B",
+    ".L2::256B",
+    ".mbarrier::complete_tx::bytes",
+    ".bulk_group",
+    ".commit_group",
+    ".wait_group",
+    ".wait_all",
+    ".async",
+    ".bulk",
+    ".tensor",
+    ".shared::cta",
+    ".noftz",
+    ".expect_tx",
+    ".complete_tx",
+    ".try_wait",
+    ".test_wait",
+    ".parity",
+    ".init",
+    ".inval",
+    ".arrive",
+    ".pending_count",
+    ".noinc",
+    ".b4e",
+    ".collector::a::fill",
+    ".sp",
+    ".ordered_metadata",
+    ".f8f6f4",
+    ".kind::f16",
+    ".cluster",
+    ".multicast::cluster",
+    ".im2col",
+    ".tile",
+    ".1d",
+    ".2d",
+    ".3d",
+    ".4d",
+    ".5d",
+    ".ecl",
+    ".ecr",
+    ".rc8",
+    ".rc16",
+    ".pos",
+    ".neg",
+    ".abs",
+    ".clamp",
+    ".shiftamt",
+    ".f32",
+    ".f64",
+};
+
+constexpr std::size_t kMaxWords = 65536;
+
+uint64_t fnv1a(std::string_view s) {
+    uint64_t h = 14695981039346656037ull;
+    for (const char c : s)
+        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+    return h;
+}
+
+struct Meaning {
+    Type type = Type::None;
+    std::optional<Comparison> comparison;
+    Rounding rounding = Rounding::None;
+    Modifier modifier = Modifier::Other;
+};
+
+// The known words: id 0 is no word; ids 1 .. size-1 the known spellings.
+class KnownWords {
+public:
+    KnownWords() {
+        spellings_.emplace_back();
+        meanings_.emplace_back();
+        for (std::size_t t = 1; t <= std::size_t(Type::Pred); ++t) {
+            add(ptx::spelling(Type(t))).type = Type(t);
+            type_ids_[t] = last_;
+        }
+        for (std::size_t c = 0; c <= std::size_t(Comparison::Nan); ++c) {
+            add(ptx::spelling(Comparison(c))).comparison = Comparison(c);
+            comparison_ids_[c] = last_;
+        }
+        for (std::size_t r = 1; r <= std::size_t(Rounding::Rna); ++r) {
+            add(ptx::spelling(Rounding(r))).rounding = Rounding(r);
+            rounding_ids_[r] = last_;
+        }
+        for (std::size_t m = 1; m < kModifierCount; ++m) {
+            add(ptx::spelling(Modifier(m))).modifier = Modifier(m);
+            modifier_ids_[m] = last_;
+        }
+        for (const std::string_view q : kOtherQualifiers)
+            add(q);
+        build_index();
+    }
+
+    std::optional<uint16_t> find(std::string_view s) const {
+        for (std::size_t slot = fnv1a(s) & mask_;; slot = (slot + 1) & mask_) {
+            const uint16_t id = slots_[slot];
+            if (id == 0) return std::nullopt;
+            if (spellings_[id] == s) return id;
+        }
+    }
+    std::size_t size() const { return spellings_.size(); }
+    std::string_view spelling(uint16_t id) const { return spellings_[id]; }
+    const Meaning& meaning(uint16_t id) const { return meanings_[id]; }
+    uint16_t id(Type t) const { return type_ids_[std::size_t(t)]; }
+    uint16_t id(Comparison c) const { return comparison_ids_[std::size_t(c)]; }
+    uint16_t id(Rounding r) const { return rounding_ids_[std::size_t(r)]; }
+    uint16_t id(Modifier m) const { return modifier_ids_[std::size_t(m)]; }
+
+private:
+    // The meaning of a spelling, added if it is new; last_ is its id.
+    Meaning& add(std::string_view s) {
+        const auto it = std::find(spellings_.begin(), spellings_.end(), s);
+        last_ = static_cast<uint16_t>(it - spellings_.begin());
+        if (it == spellings_.end()) {
+            spellings_.push_back(s);
+            meanings_.emplace_back();
+        }
+        return meanings_[last_];
+    }
+    void build_index() {
+        std::size_t slots = 1;
+        while (slots < 4 * spellings_.size())
+            slots *= 2;
+        mask_ = slots - 1;
+        slots_.assign(slots, 0);
+        for (std::size_t id = 1; id < spellings_.size(); ++id) {
+            std::size_t slot = fnv1a(spellings_[id]) & mask_;
+            while (slots_[slot] != 0)
+                slot = (slot + 1) & mask_;
+            slots_[slot] = static_cast<uint16_t>(id);
+        }
+    }
+
+    std::vector<std::string_view> spellings_;
+    std::vector<Meaning> meanings_;
+    std::vector<uint16_t> slots_;
+    std::size_t mask_ = 0;
+    uint16_t last_ = 0;
+    std::array<uint16_t, std::size_t(Type::Pred) + 1> type_ids_{};
+    std::array<uint16_t, std::size_t(Comparison::Nan) + 1> comparison_ids_{};
+    std::array<uint16_t, std::size_t(Rounding::Rna) + 1> rounding_ids_{};
+    std::array<uint16_t, kModifierCount> modifier_ids_{};
+};
+
+const KnownWords& known() {
+    static const KnownWords words;
+    return words;
+}
+
+// Spellings the tools do not know, for the life of the process. Ids are handed out under a lock;
+// a spelling is read by its id without one (its chunk is published before the id is).
+class Interner {
+public:
+    uint16_t intern(std::string_view s, std::size_t first_id) {
+        {
+            std::shared_lock lock(mutex_);
+            if (const auto it = ids_.find(s); it != ids_.end()) return it->second;
+        }
+        std::unique_lock lock(mutex_);
+        if (const auto it = ids_.find(s); it != ids_.end()) return it->second;
+        const std::size_t id = first_id + count_;
+        if (id >= kMaxWords)
+            throw std::length_error(
+                "more than 65536 distinct instruction modifiers in one process");
+        auto& chunk = chunks_[count_ / kChunk];
+        if (!chunk.load(std::memory_order_relaxed))
+            chunk.store(new std::string[kChunk], std::memory_order_release);
+        std::string& stored = chunk.load(std::memory_order_relaxed)[count_ % kChunk];
+        stored.assign(s);
+        ++count_;
+        ids_.emplace(stored, static_cast<uint16_t>(id));
+        return static_cast<uint16_t>(id);
+    }
+    std::string_view spelling(std::size_t index) const {
+        return chunks_[index / kChunk].load(std::memory_order_acquire)[index % kChunk];
+    }
+
+private:
+    static constexpr std::size_t kChunk = 256;
+    std::shared_mutex mutex_;
+    std::unordered_map<std::string_view, uint16_t> ids_;
+    std::size_t count_ = 0;
+    std::array<std::atomic<std::string*>, kMaxWords / kChunk> chunks_{};
+};
+
+Interner& interner() {
+    static Interner* const words = new Interner; // never destroyed: words outlive every module
+    return *words;
+}
+
+const Meaning kNoMeaning{};
+
+const Meaning& meaning_of(uint16_t id) {
+    return id < known().size() ? known().meaning(id) : kNoMeaning;
+}
+
+} // namespace
+
+Word Word::of(std::string_view s) {
+    if (const auto id = known().find(s)) return Word(*id);
+    return Word(interner().intern(s, known().size()));
+}
+
+Word::Word(Type type) : id_(known().id(type)) {}
+Word::Word(Comparison comparison) : id_(known().id(comparison)) {}
+Word::Word(Rounding rounding) : id_(known().id(rounding)) {}
+Word::Word(Modifier modifier) : id_(known().id(modifier)) {}
+
+std::string_view Word::spelling() const {
+    const KnownWords& k = known();
+    return id_ < k.size() ? k.spelling(id_) : interner().spelling(id_ - k.size());
+}
+
+Type Word::type() const {
+    return meaning_of(id_).type;
+}
+
+std::optional<Comparison> Word::comparison() const {
+    return meaning_of(id_).comparison;
+}
+
+Rounding Word::rounding() const {
+    return meaning_of(id_).rounding;
+}
+
+Modifier Word::modifier() const {
+    return meaning_of(id_).modifier;
+}
+
+Words::Words(std::initializer_list<Word> words) {
+    for (const Word w : words)
+        push_back(w);
+}
+
+Words::Words(const Words& other) : size_(other.size_), inline_(other.inline_) {
+    if (other.spilled_) spilled_ = std::make_unique<std::vector<Word>>(*other.spilled_);
+}
+
+Words& Words::operator=(const Words& other) {
+    if (this != &other) *this = Words(other);
+    return *this;
+}
+
+Words::Words(Words&& other) noexcept
+    : size_(std::exchange(other.size_, 0)), inline_(other.inline_),
+      spilled_(std::move(other.spilled_)) {}
+
+Words& Words::operator=(Words&& other) noexcept {
+    size_ = std::exchange(other.size_, 0);
+    inline_ = other.inline_;
+    spilled_ = std::move(other.spilled_);
+    return *this;
+}
+
+void Words::push_back(Word w) {
+    insert(size_, w);
+}
+
+void Words::insert(std::size_t position, Word w) {
+    if (!spilled_ && size_ < kInline) {
+        std::copy_backward(inline_.begin() + position, inline_.begin() + size_,
+                           inline_.begin() + size_ + 1);
+        inline_[position] = w;
+    } else {
+        if (!spilled_)
+            spilled_ = std::make_unique<std::vector<Word>>(inline_.begin(), inline_.end());
+        spilled_->insert(spilled_->begin() + static_cast<std::ptrdiff_t>(position), w);
+    }
+    ++size_;
+}
+
+void Words::erase(std::size_t position) {
+    Word* d = data();
+    std::copy(d + position + 1, d + size_, d + position);
+    --size_;
+    if (spilled_) spilled_->pop_back();
+}
+
+bool Words::contains(Word w) const {
+    return std::find(begin(), end(), w) != end();
+}
+
+bool operator==(const Words& a, const Words& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+
+} // namespace cfr::ptx

@@ -1,0 +1,85 @@
+// A word of an instruction after its opcode (".global", ".f32", ".eq", ".L2::cache_hint") as a
+// 16-bit id, and the list of them one instruction carries, in source order. The spellings the
+// tools give a meaning to (types, comparisons, roundings, modifiers: type.hpp, modifier.hpp) and
+// the other qualifiers of the PTX ISA have fixed ids; any other spelling (PTX from a newer ISA) is
+// interned once per process and keeps its spelling for printing. What a word means is read from
+// its id, never from its spelling.
+#pragma once
+
+#include "ptx/modifier.hpp"
+#include "ptx/type.hpp"
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace cfr::ptx {
+
+class Word {
+public:
+    constexpr Word() = default;
+    // The word of a spelling, with its dot; interned if the tools do not know it.
+    static Word of(std::string_view spelling);
+    // Words of a meaning: Word(Type::U32) is ".u32".
+    Word(Type type);
+    Word(Comparison comparison);
+    Word(Rounding rounding);
+    Word(Modifier modifier);
+
+    std::string_view spelling() const;
+    Type type() const; // None where the word is not a type
+    std::optional<Comparison> comparison() const;
+    Rounding rounding() const; // None where the word is not a rounding
+    Modifier modifier() const; // Other where the word is no Modifier
+    uint16_t id() const { return id_; }
+
+    friend bool operator==(Word, Word) = default;
+
+private:
+    explicit constexpr Word(uint16_t id) : id_(id) {}
+    uint16_t id_ = 0;
+};
+
+// The words of one instruction in source order; up to kInline of them without an allocation.
+class Words {
+public:
+    static constexpr std::size_t kInline = 8;
+
+    Words() = default;
+    Words(std::initializer_list<Word> words);
+    Words(const Words& other);
+    Words& operator=(const Words& other);
+    Words(Words&& other) noexcept;
+    Words& operator=(Words&& other) noexcept;
+
+    void push_back(Word w);
+    void insert(std::size_t position, Word w);
+    void erase(std::size_t position);
+    std::size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    std::span<const Word> view() const { return {data(), size_}; }
+    Word operator[](std::size_t i) const { return data()[i]; }
+    Word& operator[](std::size_t i) { return data()[i]; }
+    Word front() const { return data()[0]; }
+    Word back() const { return data()[size_ - 1]; }
+    const Word* begin() const { return data(); }
+    const Word* end() const { return data() + size_; }
+    bool contains(Word w) const;
+
+    friend bool operator==(const Words& a, const Words& b);
+
+private:
+    const Word* data() const { return spilled_ ? spilled_->data() : inline_.data(); }
+    Word* data() { return spilled_ ? spilled_->data() : inline_.data(); }
+
+    uint32_t size_ = 0;
+    std::array<Word, kInline> inline_{};
+    std::unique_ptr<std::vector<Word>> spilled_; // all words, once there are more than kInline
+};
+
+} // namespace cfr::ptx
