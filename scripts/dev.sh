@@ -37,7 +37,7 @@ EOT
 
 packages=(cmake ninja-build g++ pkg-config libboost-graph-dev libspdlog-dev libfmt-dev catch2
     libcli11-dev liblz4-dev libzstd-dev nlohmann-json3-dev python3 python3-matplotlib clang-16
-    libclang-rt-16-dev dpkg-dev file)
+    libclang-rt-16-dev dpkg-dev file graphviz)
 
 deps() {
     local missing=()

@@ -1,0 +1,133 @@
+// The HTML report's CFGs: each changed kernel's control flow before and after the pipeline, drawn
+// by Graphviz from the dump directory's dot files; the page says what to do where it cannot draw.
+#include "tools/report/cfg_drawing.hpp"
+#include "tools/report/html.hpp"
+#include "tools/report/html_sections.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace cfr::report {
+
+namespace {
+
+// At most this many kernels are drawn (dot takes tens of milliseconds each); the page lists the
+// others. Beyond kOpenFigures drawn kernels, each is closed.
+constexpr size_t kMaxDrawnKernels = 64;
+constexpr size_t kOpenFigures = 12;
+
+std::string read_text(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// dot's SVG names its elements graph0, node1, edge1...: prefixed, so that several drawings on one
+// page keep their ids apart.
+std::string with_unique_ids(std::string svg, const std::string& prefix) {
+    const std::string from = " id=\"", to = " id=\"" + prefix;
+    for (auto at = svg.find(from); at != std::string::npos; at = svg.find(from, at + to.size()))
+        svg.replace(at, from.size(), to);
+    return svg;
+}
+
+std::string drawing(const std::filesystem::path& dot, const std::filesystem::path& file,
+                    const char* title, const std::string& id) {
+    const std::string text = read_text(file);
+    const size_t blocks = count_blocks(text);
+    std::string out = fmt::format("<div><h4>{} ({} blocks)</h4>\n", title, blocks);
+    if (blocks > kMaxDrawnBlocks)
+        return out + fmt::format("<p class=\"note capped\">Not drawn: more than {} blocks. "
+                                 "<code>dot -Tsvg {}</code> draws it.</p></div>\n",
+                                 kMaxDrawnBlocks, escape(file.string()));
+    std::string error;
+    const auto svg = render_svg(dot, text, error);
+    if (!svg) return out + "<p class=\"note\">Not drawn: " + escape(error) + "</p></div>\n";
+    return out + with_unique_ids(*svg, id) + "</div>\n";
+}
+
+std::string figure(const nlohmann::json& k, const DotPair& pair, const std::filesystem::path& dot,
+                   size_t index, bool open) {
+    const std::string name = text_of(k, "name");
+    std::string changed;
+    for (const auto& p : k["changed_by"])
+        changed +=
+            (changed.empty() ? "" : ", ") + (p.is_string() ? p.get<std::string>() : p.dump());
+    std::string out = fmt::format("<details{} id=\"{}\"><summary><code>{}</code>: changed by "
+                                  "{}</summary>\n<figure class=\"cfg\" data-kernel=\"{}\"><div "
+                                  "class=\"cfgs\">\n",
+                                  open ? " open" : "", anchor("cfg-", name), escape(name),
+                                  escape(changed), escape(name));
+    out += drawing(dot, pair.before, "before", fmt::format("k{}b-", index));
+    out += drawing(dot, pair.after, "after", fmt::format("k{}a-", index));
+    return out + "</div>\n<figcaption class=\"muted\">Solid edges: taken branches; dashed: fall "
+                 "through; dotted: to the exit.</figcaption></figure>\n</details>\n";
+}
+
+std::string missing(const std::vector<std::string>& names, const std::string& why) {
+    std::string out = "<p class=\"note\">" + why + "</p>\n<ul class=\"mono\">\n";
+    for (const auto& n : names)
+        out += "<li>" + escape(n) + "</li>\n";
+    return out + "</ul>\n";
+}
+
+} // namespace
+
+std::string cfg_section(const nlohmann::json& report, const std::string& dump_dir) {
+    std::vector<const nlohmann::json*> changed;
+    for (const auto& k : report["kernels"])
+        if (changed_kernel(k)) changed.push_back(&k);
+    std::string out = fmt::format("<section id=\"cfgs\">\n<h2>Control flow of the {} changed "
+                                  "kernel(s), before and after the pipeline</h2>\n",
+                                  changed.size());
+    if (changed.empty()) return out + "<p>The pipeline changed no kernel.</p>\n</section>\n";
+    std::vector<std::string> names;
+    for (const auto* k : changed)
+        names.push_back(text_of(*k, "name"));
+    if (dump_dir.empty())
+        return out +
+               missing(names, "Not drawn: the run's dot files are needed. Run with "
+                              "<code>cfrjit run --dump-dir DIR</code> (or "
+                              "<code>--html</code>, which keeps them for the page) and "
+                              "give <code>--dump DIR</code> to <code>cfrjit report</code>.") +
+               "</section>\n";
+    const auto dot = find_dot();
+    if (!dot)
+        return out +
+               missing(names, "Not drawn: Graphviz's <code>dot</code> is not installed. "
+                              "Install it (Debian and Ubuntu: <code>apt-get install "
+                              "graphviz</code>; or set <code>CFRJIT_DOT</code> to it) and "
+                              "write the page again with <code>cfrjit report</code>.") +
+               "</section>\n";
+    std::vector<std::string> not_dumped, not_drawn;
+    size_t drawn = 0;
+    for (const auto* k : changed) {
+        const nlohmann::json* m = module_of(report, *k);
+        const auto pair = m ? find_dot_pair(dump_dir, static_cast<uint64_t>(number_of(*m, "id")),
+                                            text_of(*m, "key"), text_of(*k, "name"))
+                            : std::nullopt;
+        if (!pair)
+            not_dumped.push_back(text_of(*k, "name"));
+        else if (drawn >= kMaxDrawnKernels)
+            not_drawn.push_back(text_of(*k, "name"));
+        else {
+            out += figure(*k, *pair, *dot, drawn, changed.size() <= kOpenFigures);
+            ++drawn;
+        }
+    }
+    if (!not_drawn.empty())
+        out += missing(not_drawn, fmt::format("Not drawn: only the first {} changed kernels are; "
+                                              "the dot files of these are in <code>{}</code>.",
+                                              kMaxDrawnKernels, escape(dump_dir)));
+    if (!not_dumped.empty())
+        out += missing(not_dumped, "Not drawn: <code>" + escape(dump_dir) +
+                                       "</code> holds no dot files of these kernels: give the "
+                                       "directory the run wrote with <code>--dump-dir</code>.");
+    return out + "</section>\n";
+}
+
+} // namespace cfr::report
