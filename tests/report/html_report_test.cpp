@@ -1,6 +1,7 @@
 // The HTML report's writer on synthetic reports: a page of 1,000 kernels is written in under a
 // second and stays under 5 MB; escaping, the adaptive policy's ratios, the divergence map by PTX
-// line, and the note on the CFGs when the run's dump is not given.
+// line, the note on the CFGs when the run's dump is not given, divergent blocks in a CFG.
+#include "tools/report/cfg_drawing.hpp"
 #include "tools/report/html.hpp"
 #include "tools/report/html_report.hpp"
 
@@ -146,7 +147,7 @@ TEST_CASE("the adaptive policy's variants come with their ratio to the original"
                       {"dropped", false}}};
     const std::string page = html_page(in);
     CHECK(page.find("linearize: 9x, median 1,000 ns (0.50x original)") != std::string::npos);
-    CHECK(page.find("class=\"variant winner\" data-name=\"linearize\"") != std::string::npos);
+    CHECK(page.find("class=\"choice winner\" data-name=\"linearize\"") != std::string::npos);
 }
 
 TEST_CASE("without line information the divergence map is listed by PTX line, linked") {
@@ -162,4 +163,19 @@ TEST_CASE("what is not a cfrjit report is refused with a message") {
     in.report = json{{"something", "else"}};
     CHECK_THROWS_WITH(html_page(in), "not a cfrjit report (no version and kernels list): write "
                                      "one with `cfrjit run --report FILE` or CFRJIT_REPORT");
+}
+
+TEST_CASE("a divergent branch's block is filled and labelled with its counts") {
+    const std::string dot = "digraph \"k\" {\n"
+                            "    b0 [label=\"B0\\l    setp.eq.s32 \t%p1, %r1, 0;\\l    @%p1 bra "
+                            "\t$L__BB0_2;\\l\"];\n"
+                            "    b1 [label=\"B1\\l    ret;\\l\"];\n"
+                            "    b2 [label=\"exit\", shape=oval];\n"
+                            "}\n";
+    const auto marked = cfr::report::mark_divergent(
+        dot, {{"@%p1 bra \t$L__BB0_2;", 30, 100}, {"@%p9 bra \t$L__BB0_9;", 5, 10}});
+    CHECK(marked.find("$L__BB0_2;\\ldivergent 30 of 100 warp visits\\l\", style=filled, "
+                      "fillcolor=\"0.0 0.63 1.0\"];\n    b1") != std::string::npos);
+    CHECK(marked.find("b1 [label=\"B1\\l    ret;\\l\"];") != std::string::npos);
+    CHECK(cfr::report::count_blocks(dot) == 2);
 }

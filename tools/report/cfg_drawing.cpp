@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
@@ -96,7 +97,8 @@ std::optional<DotPair> find_dot_pair(const fs::path& dump_dir, uint64_t module_i
         if (!name.starts_with(stem) || !name.ends_with(tail)) continue;
         const std::string unit = name.substr(stem.size(), name.size() - stem.size() - tail.size());
         if (!unit.empty() && !unit.starts_with("-u")) continue;
-        DotPair pair{it->path(), dump_dir / (stem + unit + "." + kernel + ".new.dot")};
+        DotPair pair{it->path(), dump_dir / (stem + unit + "." + kernel + ".new.dot"),
+                     dump_dir / (stem + unit + ".ptx")};
         if (fs::is_regular_file(pair.after, ec)) return pair;
     }
     return std::nullopt;
@@ -109,6 +111,28 @@ size_t count_blocks(const std::string& dot_text) {
          at = dot_text.find(kBlock, at + kBlock.size()))
         ++n;
     return n;
+}
+
+std::string mark_divergent(std::string dot_text, const std::vector<DivergentBranch>& branches) {
+    uint64_t most = 0;
+    for (const auto& b : branches)
+        most = std::max(most, b.divergent);
+    for (const auto& b : branches) {
+        if (b.divergent == 0 || b.instruction.empty()) continue;
+        // The dot file's labels end each statement with \l and indent instructions by 4.
+        const std::string needle = "\\l    " + b.instruction + "\\l";
+        const auto at = dot_text.find(needle);
+        if (at == std::string::npos || dot_text.find(needle, at + 1) != std::string::npos) continue;
+        const auto end = dot_text.find("\"];\n", at);
+        const auto line = dot_text.rfind('\n', at);
+        if (end == std::string::npos || dot_text.compare(line + 1, 5, "    b") != 0) continue;
+        const double t = static_cast<double>(b.divergent) / static_cast<double>(most);
+        dot_text.replace(end, 4,
+                         fmt::format("divergent {} of {} warp visits\\l\", style=filled, "
+                                     "fillcolor=\"0.0 {:.2f} 1.0\"];\n",
+                                     b.divergent, b.visits, 0.08 + 0.55 * t));
+    }
+    return dot_text;
 }
 
 std::optional<std::string> render_svg(const fs::path& dot, const std::string& dot_text,

@@ -3,9 +3,11 @@
 // laid out by Graphviz's `dot` where it is installed.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cfr::report {
 
@@ -18,15 +20,28 @@ std::optional<std::filesystem::path> find_dot();
 
 struct DotPair {
     std::filesystem::path before, after;
+    std::filesystem::path ptx; // the rewritten PTX, as the program loaded it
 };
 
-// The dump's dot files of `kernel` in module `module_id` whose cache key is `key` (16 hex
-// digits); nullopt when the dump holds no pair for it.
+// The dump's dot files (and rewritten PTX) of `kernel` in module `module_id` whose cache key is
+// `key` (16 hex digits); nullopt when the dump holds no pair for it.
 std::optional<DotPair> find_dot_pair(const std::filesystem::path& dump_dir, uint64_t module_id,
                                      const std::string& key, const std::string& kernel);
 
 // The number of blocks a dump's dot file draws (its box nodes).
 size_t count_blocks(const std::string& dot_text);
+
+// A branch to colour in a drawing: its instruction as the PTX prints it ("@%p1 bra $L__BB0_6;")
+// and its counts.
+struct DivergentBranch {
+    std::string instruction;
+    uint64_t divergent = 0, visits = 0;
+};
+
+// `dot_text` with the block of each branch filled in red, as deep as its share of the most
+// divergent branch's count, and its counts added to the block's label. A branch whose
+// instruction is in no block, or in several, is left out.
+std::string mark_divergent(std::string dot_text, const std::vector<DivergentBranch>& branches);
 
 // The SVG element `dot -Tsvg` makes of `dot_text`, without the XML prologue, ready to inline;
 // nullopt (and `error` set) when dot fails.

@@ -1,6 +1,7 @@
 // The HTML report's CFGs: each changed kernel's control flow before and after the pipeline, drawn
 // by Graphviz from the dump directory's dot files; the page says what to do where it cannot draw.
 #include "tools/report/cfg_drawing.hpp"
+#include "tools/report/divergence_lines.hpp"
 #include "tools/report/html.hpp"
 #include "tools/report/html_sections.hpp"
 
@@ -35,9 +36,27 @@ std::string with_unique_ids(std::string svg, const std::string& prefix) {
     return svg;
 }
 
+// The kernel's counted branches, with their instructions read from the PTX the program loaded.
+std::vector<DivergentBranch> divergent_branches(const nlohmann::json& report,
+                                                const std::string& kernel,
+                                                const std::filesystem::path& ptx) {
+    const auto branches = read_branches(report, kernel);
+    if (branches.empty()) return {};
+    const auto lines = read_lines(ptx);
+    std::vector<DivergentBranch> out;
+    for (const auto& b : branches) {
+        if (b.line == 0 || b.line > lines.size()) continue;
+        std::string text = lines[b.line - 1];
+        text.erase(0, text.find_first_not_of(" \t"));
+        out.push_back({text, b.divergent, b.visits});
+    }
+    return out;
+}
+
 std::string drawing(const std::filesystem::path& dot, const std::filesystem::path& file,
-                    const char* title, const std::string& id) {
-    const std::string text = read_text(file);
+                    const char* title, const std::string& id,
+                    const std::vector<DivergentBranch>& divergent = {}) {
+    const std::string text = mark_divergent(read_text(file), divergent);
     const size_t blocks = count_blocks(text);
     std::string out = fmt::format("<div><h4>{} ({} blocks)</h4>\n", title, blocks);
     if (blocks > kMaxDrawnBlocks)
@@ -50,8 +69,8 @@ std::string drawing(const std::filesystem::path& dot, const std::filesystem::pat
     return out + with_unique_ids(*svg, id) + "</div>\n";
 }
 
-std::string figure(const nlohmann::json& k, const DotPair& pair, const std::filesystem::path& dot,
-                   size_t index, bool open) {
+std::string figure(const nlohmann::json& report, const nlohmann::json& k, const DotPair& pair,
+                   const std::filesystem::path& dot, size_t index, bool open) {
     const std::string name = text_of(k, "name");
     std::string changed;
     for (const auto& p : k["changed_by"])
@@ -63,9 +82,15 @@ std::string figure(const nlohmann::json& k, const DotPair& pair, const std::file
                                   open ? " open" : "", anchor("cfg-", name), escape(name),
                                   escape(changed), escape(name));
     out += drawing(dot, pair.before, "before", fmt::format("k{}b-", index));
-    out += drawing(dot, pair.after, "after", fmt::format("k{}a-", index));
-    return out + "</div>\n<figcaption class=\"muted\">Solid edges: taken branches; dashed: fall "
-                 "through; dotted: to the exit.</figcaption></figure>\n</details>\n";
+    const auto divergent = divergent_branches(report, name, pair.ptx);
+    out += drawing(dot, pair.after, "after", fmt::format("k{}a-", index), divergent);
+    return out +
+           "</div>\n<figcaption class=\"muted\">Solid edges: taken branches; dashed: fall "
+           "through; dotted: to the exit." +
+           std::string(divergent.empty() ? ""
+                                         : " Red blocks end in a branch that diverged, the "
+                                           "deeper the more (the divergence map).") +
+           "</figcaption></figure>\n</details>\n";
 }
 
 std::string missing(const std::vector<std::string>& names, const std::string& why) {
@@ -115,7 +140,7 @@ std::string cfg_section(const nlohmann::json& report, const std::string& dump_di
         else if (drawn >= kMaxDrawnKernels)
             not_drawn.push_back(text_of(*k, "name"));
         else {
-            out += figure(*k, *pair, *dot, drawn, changed.size() <= kOpenFigures);
+            out += figure(report, *k, *pair, *dot, drawn, changed.size() <= kOpenFigures);
             ++drawn;
         }
     }

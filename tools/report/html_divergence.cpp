@@ -2,6 +2,7 @@
 // the divergent warp visits first, linked to their lines; then each CUDA source file with every
 // counted line's divergent and total warp visits beside it, coloured by its divergences; branches
 // without line information by kernel and PTX line.
+#include "tools/report/cfg_drawing.hpp"
 #include "tools/report/divergence_lines.hpp"
 #include "tools/report/html.hpp"
 #include "tools/report/html_sections.hpp"
@@ -9,7 +10,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <utility>
+#include <vector>
 
 namespace cfr::report {
 
@@ -18,6 +22,8 @@ namespace {
 // Files longer than this show only the lines around counted ones.
 constexpr size_t kWholeFileLines = 1500;
 constexpr int64_t kContext = 6;
+// The hot branches shown before the others are folded away.
+constexpr size_t kShownHot = 12;
 // Lists of branches without line information longer than this are closed.
 constexpr size_t kOpenUnplaced = 200;
 
@@ -47,27 +53,35 @@ std::string link_of(const runtime::BranchCount& b, const std::map<std::string, s
     return fmt::format("<a href=\"#{}\">PTX line {}</a>", ptx_anchor(b), b.line);
 }
 
+std::string hot_row(const runtime::BranchCount& b, size_t rank, uint64_t most, uint64_t divergent,
+                    const std::map<std::string, size_t>& files) {
+    return fmt::format("<tr{}><td class=\"n\">{}</td><td class=\"n\">{}</td><td "
+                       "class=\"n\">{}</td><td class=\"n\">{:.1f}</td><td>{}</td><td "
+                       "class=\"mono\">{}</td></tr>\n",
+                       heat(b.divergent, most), rank, grouped(b.divergent), grouped(b.visits),
+                       100.0 * static_cast<double>(b.divergent) / static_cast<double>(divergent),
+                       link_of(b, files), escape(b.kernel));
+}
+
 std::string hot_table(const std::vector<runtime::BranchCount>& branches, uint64_t divergent,
                       const std::map<std::string, size_t>& files) {
     const auto hot = runtime::concentration(branches, kHotShare);
     if (hot.empty()) return "<p>No warp diverged at a counted branch.</p>\n";
-    std::string out = fmt::format(
-        "<h3>The {} branch(es) that hold {:.0f}% of the divergences</h3>\n<table class=\"hot\">"
-        "<thead><tr><th>#</th><th>Divergent</th><th>Visits</th><th>Share (%)</th><th>Line</th>"
-        "<th>Kernel</th></tr></thead><tbody>\n",
-        hot.size(), 100 * kHotShare);
-    for (size_t i = 0; i < hot.size(); ++i) {
-        const auto& b = hot[i];
-        out +=
-            fmt::format("<tr{}><td class=\"n\">{}</td><td class=\"n\">{}</td><td "
-                        "class=\"n\">{}</td><td class=\"n\">{:.1f}</td><td>{}</td><td "
-                        "class=\"mono\">{}</td></tr>\n",
-                        heat(b.divergent, hot.front().divergent), i + 1, grouped(b.divergent),
-                        grouped(b.visits),
-                        100.0 * static_cast<double>(b.divergent) / static_cast<double>(divergent),
-                        link_of(b, files), escape(b.kernel));
-    }
-    return out + "</tbody></table>\n";
+    const std::string head = "<table class=\"hot\"><thead><tr><th>#</th><th>Divergent</th>"
+                             "<th>Visits</th><th>Share (%)</th><th>Line</th><th>Kernel</th></tr>"
+                             "</thead><tbody>\n";
+    std::string shown, more;
+    for (size_t i = 0; i < hot.size(); ++i)
+        (i < kShownHot ? shown : more) +=
+            hot_row(hot[i], i + 1, hot.front().divergent, divergent, files);
+    std::string out =
+        fmt::format("<h3>The {} branch(es) that hold {:.0f}% of the divergences</h3>\n", hot.size(),
+                    100 * kHotShare) +
+        head + shown + "</tbody></table>\n";
+    if (!more.empty())
+        out += fmt::format("<details><summary>{} more</summary>\n", hot.size() - kShownHot) + head +
+               more + "</tbody></table>\n</details>\n";
+    return out;
 }
 
 // The line numbers a file shows: all of them, or those around counted lines in a long file.
@@ -123,25 +137,63 @@ std::string source_file(const std::string& named, size_t index,
     return out;
 }
 
-std::string unplaced_table(const std::vector<const runtime::BranchCount*>& unplaced,
-                           uint64_t most) {
+// The lines of the PTX each kernel was loaded as, from the run's dump, read once per kernel.
+class LoadedPtx {
+public:
+    LoadedPtx(const nlohmann::json& report, std::string dump_dir)
+        : report_(report), dump_dir_(std::move(dump_dir)) {}
+
+    // The line's text, trimmed; "" where the dump does not have it.
+    std::string line(const std::string& kernel, uint32_t n) {
+        const auto& lines = lines_of(kernel);
+        if (n == 0 || n > lines.size()) return "";
+        const std::string& text = lines[n - 1];
+        const auto start = text.find_first_not_of(" \t");
+        return start == std::string::npos ? "" : text.substr(start);
+    }
+
+private:
+    const std::vector<std::string>& lines_of(const std::string& kernel) {
+        auto [it, added] = lines_.try_emplace(kernel);
+        if (!added || dump_dir_.empty()) return it->second;
+        for (const auto& k : report_["kernels"]) {
+            if (text_of(k, "name") != kernel) continue;
+            const nlohmann::json* m = module_of(report_, k);
+            const auto pair =
+                m ? find_dot_pair(dump_dir_, static_cast<uint64_t>(number_of(*m, "id")),
+                                  text_of(*m, "key"), kernel)
+                  : std::nullopt;
+            if (pair) it->second = read_lines(pair->ptx);
+            break;
+        }
+        return it->second;
+    }
+
+    const nlohmann::json& report_;
+    std::string dump_dir_;
+    std::map<std::string, std::vector<std::string>> lines_;
+};
+
+std::string unplaced_table(const std::vector<const runtime::BranchCount*>& unplaced, uint64_t most,
+                           LoadedPtx& ptx) {
     std::string out = fmt::format(
         "<details{} id=\"ptx-lines\"><summary>{} branch(es) without line information, by PTX "
         "line (compile with <code>nvcc -lineinfo</code> to see them on the CUDA source)"
         "</summary>\n<table class=\"ptx\"><thead><tr><th>Kernel</th><th>PTX line</th>"
-        "<th>Divergent / visits</th></tr></thead><tbody>\n",
+        "<th>Divergent / visits</th><th>Instruction</th></tr></thead><tbody>\n",
         unplaced.size() <= kOpenUnplaced ? " open" : "", unplaced.size());
     for (const auto* b : unplaced)
         out += fmt::format("<tr id=\"{}\"{}><td class=\"mono\">{}</td><td class=\"n\">{}</td>"
-                           "<td class=\"n\">{}</td></tr>\n",
+                           "<td class=\"n\">{}</td><td class=\"code\">{}</td></tr>\n",
                            ptx_anchor(*b), heat(b->divergent, most), escape(b->kernel), b->line,
-                           counts(b->divergent, b->visits));
+                           counts(b->divergent, b->visits), escape(ptx.line(b->kernel, b->line)));
     return out + "</tbody></table>\n</details>\n";
 }
 
 } // namespace
 
-std::string divergence_section(const nlohmann::json& report, const std::string& source_dir) {
+std::string divergence_section(const nlohmann::json& report, const std::string& source_dir,
+                               const std::string& dump_dir) {
     const auto branches = read_branches(report);
     if (!report.contains("divergence_map") && branches.empty()) return "";
     std::string out = "<section id=\"divergence\">\n<h2>Divergence map</h2>\n";
@@ -171,7 +223,10 @@ std::string divergence_section(const nlohmann::json& report, const std::string& 
     out += hot_table(branches, placed.totals.divergent, files);
     for (const auto& [name, lines] : placed.files)
         out += source_file(name, files.at(name), lines, source_dir, most);
-    if (!placed.unplaced.empty()) out += unplaced_table(placed.unplaced, most);
+    if (!placed.unplaced.empty()) {
+        LoadedPtx ptx(report, dump_dir);
+        out += unplaced_table(placed.unplaced, most, ptx);
+    }
     return out + "</section>\n";
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace cfr::report {
@@ -40,10 +41,29 @@ double original_median(const nlohmann::json& variants) {
     return 0;
 }
 
+// Which columns the table has: the compiler's (blocks, instructions, passes) where cfrjit compiled
+// some kernel, the adaptive policy's under it.
+struct Columns {
+    bool compiled = false;
+    bool adaptive = false;
+};
+
+// A bar as long as the variant's median is of the slowest variant's.
+std::string median_bar(double median, double slowest, bool winner) {
+    if (median <= 0 || slowest <= 0) return "";
+    return fmt::format("<svg class=\"bar\" width=\"100\" height=\"8\" role=\"img\"><rect "
+                       "width=\"{:.1f}\" height=\"8\" fill=\"{}\"/></svg>",
+                       100.0 * median / slowest, winner ? "#0b5cad" : "#8c959f");
+}
+
 std::string variants_cell(const nlohmann::json& k) {
     if (!k.contains("variants") || !k["variants"].is_array()) return "<td class=\"variants\"></td>";
     const auto& variants = k["variants"];
     const double reference = original_median(variants);
+    double slowest = 0;
+    for (const auto& v : variants)
+        if (!v.value("dropped", false) && number_of(v, "samples") > 0)
+            slowest = std::max(slowest, number_of(v, "median_ms"));
     const std::string in_use = text_of(k, "variant");
     std::string out = "<td class=\"variants\">";
     for (const auto& v : variants) {
@@ -57,10 +77,14 @@ std::string variants_cell(const nlohmann::json& k) {
             text += ", median " + ns_text(median * 1e6) + " ns";
             if (reference > 0) text += fmt::format(" ({:.2f}x original)", median / reference);
         }
-        out += fmt::format("<span class=\"variant{}{}\" data-name=\"{}\" data-launches=\"{}\" "
-                           "data-median-ms=\"{}\">{}</span>",
-                           dropped ? " dropped" : "", name == in_use ? " winner" : "", escape(name),
-                           number_of(v, "launches"), median, escape(text));
+        const bool winner = name == in_use;
+        out += fmt::format(
+            "<span class=\"choice{}{}\" data-name=\"{}\" data-launches=\"{}\" "
+            "data-median-ms=\"{}\">{}{}</span>",
+            dropped ? " dropped" : "", winner ? " winner" : "", escape(name),
+            number_of(v, "launches"), median,
+            dropped || number_of(v, "samples") == 0 ? "" : median_bar(median, slowest, winner),
+            escape(text));
     }
     return out + "</td>";
 }
@@ -72,7 +96,7 @@ std::string before_after_cell(const nlohmann::json& k, const char* field, const 
     return number_cell(field, a, fmt::format("{} \u2192 {}", number_of(k, before), a));
 }
 
-std::string kernel_row(const nlohmann::json& k, double all_ns, bool adaptive) {
+std::string kernel_row(const nlohmann::json& k, double all_ns, Columns columns) {
     const double timed = number_of(k, "timed");
     const double total = number_of(k, "total_ns");
     const double launches = number_of(k, "launches");
@@ -91,14 +115,16 @@ std::string kernel_row(const nlohmann::json& k, double all_ns, bool adaptive) {
     row += ns_cell(k, "max_ns", timed > 0);
     row += text_cell("grid mono", dims_of(k, "grid") + varied);
     row += text_cell("block mono", dims_of(k, "block") + varied);
-    row += before_after_cell(k, "blocks", "blocks_before", "blocks_after");
-    row += before_after_cell(k, "instructions", "instructions_before", "instructions_after");
-    const std::string changed = join(k.value("changed_by", nlohmann::json::array()), " ");
-    row += text_cell("changed_by", !k.value("rewritten", false) ? "(original image)"
-                                   : !k.value("selected", true) ? "(not selected)"
-                                   : changed.empty()            ? "none"
-                                                                : changed);
-    if (adaptive) {
+    if (columns.compiled) {
+        row += before_after_cell(k, "blocks", "blocks_before", "blocks_after");
+        row += before_after_cell(k, "instructions", "instructions_before", "instructions_after");
+        const std::string changed = join(k.value("changed_by", nlohmann::json::array()), " ");
+        row += text_cell("changed_by", !k.value("rewritten", false) ? "(original image)"
+                                       : !k.value("selected", true) ? "(not selected)"
+                                       : changed.empty()            ? "none"
+                                                                    : changed);
+    }
+    if (columns.adaptive) {
         row += text_cell("variant", text_of(k, "variant", "original"));
         row += text_cell("decision", text_of(k, "decision", "-"));
         row += variants_cell(k);
@@ -129,28 +155,34 @@ std::string graph_table(const nlohmann::json& graphs) {
 
 std::string kernel_section(const nlohmann::json& report) {
     const auto& kernels = report["kernels"];
-    const bool adaptive = text_of(report, "policy") == "adaptive";
+    Columns columns;
+    columns.adaptive = text_of(report, "policy") == "adaptive";
     double all_ns = 0;
-    for (const auto& k : kernels)
+    for (const auto& k : kernels) {
         all_ns += number_of(k, "total_ns");
+        columns.compiled = columns.compiled || k.contains("blocks_before");
+    }
     std::string out =
         fmt::format("<section id=\"kernels\">\n<h2>Kernels ({})</h2>\n", kernels.size());
     out += "<p class=\"muted\">Device time from events on each launch's stream, in ns; click a "
-           "column to sort. Blocks and instructions: before \u2192 after the pipeline.";
-    if (adaptive)
+           "column to sort.";
+    if (columns.compiled) out += " Blocks and instructions: before \u2192 after the pipeline.";
+    if (columns.adaptive)
         out += " Variants: launches in this run and median time over every run, with the ratio "
-               "to the original's median; the one in use at exit in bold.";
+               "to the original's median and a bar as long as the median; the one in use at exit "
+               "in bold.";
     out += "</p>\n";
     if (kernels.empty()) return out + "<p>(no kernels)</p>\n</section>\n";
-    out += "<table class=\"sortable kernels\"><thead><tr><th>Name</th><th>Module</th>"
+    out += "<div class=\"wide\"><table class=\"sortable "
+           "kernels\"><thead><tr><th>Name</th><th>Module</th>"
            "<th>Time (%)</th><th>Total (ns)</th><th>Launches</th><th>Avg (ns)</th>"
-           "<th>Min (ns)</th><th>Max (ns)</th><th>Grid</th><th>Block</th><th>Blocks</th>"
-           "<th>Instructions</th><th>Changed by</th>";
-    if (adaptive) out += "<th>Variant</th><th>Decision</th><th>Variants</th>";
+           "<th>Min (ns)</th><th>Max (ns)</th><th>Grid</th><th>Block</th>";
+    if (columns.compiled) out += "<th>Blocks</th><th>Instructions</th><th>Changed by</th>";
+    if (columns.adaptive) out += "<th>Variant</th><th>Decision</th><th>Variants</th>";
     out += "</tr></thead><tbody>\n";
     for (const auto& k : kernels)
-        out += kernel_row(k, all_ns, adaptive);
-    out += "</tbody></table>\n";
+        out += kernel_row(k, all_ns, columns);
+    out += "</tbody></table></div>\n";
     bool varied = false;
     for (const auto& k : kernels)
         varied = varied || k.value("sizes_varied", false);

@@ -12,15 +12,18 @@ namespace cfr::report {
 
 namespace {
 
-// Modules beyond this many are listed closed.
+// Modules beyond this many are listed closed; so are lists longer than kOpenItems.
 constexpr size_t kOpenModules = 8;
+constexpr size_t kOpenItems = 10;
 
 std::string list_of(const nlohmann::json& items, const char* title) {
     if (!items.is_array() || items.empty()) return "";
-    std::string out = fmt::format("<h4>{}</h4>\n<ul class=\"mono\">\n", title);
+    std::string out = fmt::format("<details{}><summary><b>{}</b> ({})</summary>\n<ul "
+                                  "class=\"mono\">\n",
+                                  items.size() <= kOpenItems ? " open" : "", title, items.size());
     for (const auto& i : items)
         out += "<li>" + escape(i.is_string() ? i.get<std::string>() : i.dump()) + "</li>\n";
-    return out + "</ul>\n";
+    return out + "</ul>\n</details>\n";
 }
 
 using KernelsById = std::map<std::string, std::vector<const nlohmann::json*>>;
@@ -31,7 +34,7 @@ std::string kernels_of(const std::vector<const nlohmann::json*>& kernels) {
         const auto& k = *kp;
         if (!k.contains("blocks_before")) {
             rows += fmt::format("<tr><td class=\"mono\">{}</td><td colspan=\"3\" "
-                                "class=\"muted\">not compiled by cfrjit</td></tr>\n",
+                                "class=\"muted\">loaded as it is</td></tr>\n",
                                 escape(text_of(k, "name")));
             continue;
         }

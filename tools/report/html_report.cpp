@@ -29,7 +29,9 @@ table.sortable th[data-dir=desc]::after { content: " \25BC"; }
 .muted, .note { color: var(--muted); } .note { font-style: italic; }
 details { margin: .4em 0; } summary { cursor: pointer; }
 .outcome-rewritten { color: #116329; } .outcome-other { color: #9a6700; }
-.variant { display: block; white-space: nowrap; } .winner { font-weight: 600; }
+.choice { display: block; } .winner { font-weight: 600; }
+svg.bar { margin-right: .4em; vertical-align: middle; background: #eaeef2; }
+.wide { overflow-x: auto; }
 .dropped { text-decoration: line-through; color: var(--muted); }
 table.source { border: none; } table.source td { border: none; padding: 0 6px; }
 table.source td.code { white-space: pre; } table.source tr.hit td.code { font-weight: 600; }
@@ -37,12 +39,12 @@ table.source td.ln a { color: var(--muted); text-decoration: none; }
 .scale { display: inline-block; width: 160px; height: .9em; vertical-align: middle;
          background: linear-gradient(to right, hsl(0,85%,97%), hsl(0,85%,60%));
          border: 1px solid var(--line); }
-.cfgs { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
-.cfgs figure { margin: 0; border: 1px solid var(--line); padding: .4em; max-width: 100%;
-               overflow: auto; }
-.cfgs figure svg { max-width: 640px; height: auto; }
+.cfgs { display: flex; gap: 1em; align-items: flex-start; }
+.cfgs > div { flex: 1 1 0; min-width: 0; }
+figure.cfg { margin: 0; border: 1px solid var(--line); padding: .4em; }
+figure.cfg svg { width: 100%; height: auto; max-height: 1400px; }
 a { color: var(--accent); }
-@media print { body { max-width: none; } details > summary { list-style: none; } }
+@media print { body { max-width: none; } .wide { overflow: visible; } }
 )";
 
 // Sorts a table.sortable by the clicked column: by data-v where both cells have it, else by text.
@@ -87,7 +89,7 @@ std::string html_page(const PageInputs& inputs) {
     page += header_section(inputs);
     page += kernel_section(inputs.report);
     page += module_section(inputs.report);
-    page += divergence_section(inputs.report, inputs.source_dir);
+    page += divergence_section(inputs.report, inputs.source_dir, inputs.dump_dir);
     page += cfg_section(inputs.report, inputs.dump_dir);
     page += "<script>" + std::string(kScript) + "</script>\n</body>\n</html>\n";
     return page;

@@ -21,9 +21,10 @@ std::string kernel_section(const nlohmann::json& report);
 // of its kernels, what each pass did.
 std::string module_section(const nlohmann::json& report);
 
-// The divergence map on the CUDA source (or by PTX line without line information); "" when the
-// run had no map.
-std::string divergence_section(const nlohmann::json& report, const std::string& source_dir);
+// The divergence map on the CUDA source (or by PTX line without line information, with the
+// instructions from the run's dump); "" when the run had no map.
+std::string divergence_section(const nlohmann::json& report, const std::string& source_dir,
+                               const std::string& dump_dir);
 
 // Each changed kernel's CFG before and after the pipeline, from the dump directory.
 std::string cfg_section(const nlohmann::json& report, const std::string& dump_dir);

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Loads an HTML report in headless Chromium, from disk, and takes a screenshot.
+
+  browser_check.py PAGE.html SCREENSHOT.png [--chromium PATH]
+
+Fails when Chromium does not load the page, when the page writes anything to the console (a
+script error among it), or when Chromium requests anything but the file itself (its network log
+must show no request that the page started for a URL other than file:, data: or about:). Chromium
+starts requests of its own (clock, component updates, accounts) even with its background services
+off: the log says of those that their initiator is "not an origin", and they are not the page's.
+Host names resolve to nothing, so no request leaves the machine.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+LOCAL = ("file:", "data:", "about:", "chrome:", "chrome-error:", "blob:")
+
+
+def page_requests(log):
+    """The URLs of the requests the page started (URL_REQUEST_START_JOB with an origin)."""
+    start = log["constants"]["logEventTypes"]["URL_REQUEST_START_JOB"]
+    urls = []
+    for e in log.get("events", []):
+        p = e.get("params", {})
+        if e.get("type") == start and "url" in p and p.get("initiator") != "not an origin":
+            urls.append(p["url"])
+    return urls
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("page")
+    ap.add_argument("screenshot")
+    ap.add_argument("--chromium", default="chromium")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="cfrjit-browser.") as work:
+        netlog = os.path.join(work, "net.json")
+        command = [args.chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
+                   "--disable-background-networking", "--disable-component-update",
+                   "--disable-sync", "--disable-default-apps", "--no-first-run",
+                   "--disable-extensions", f"--user-data-dir={work}/profile",
+                   "--host-resolver-rules=MAP * ~NOTFOUND",
+                   "--enable-logging=stderr", "--log-level=0", f"--log-net-log={netlog}",
+                   "--window-size=1280,1600", f"--screenshot={os.path.abspath(args.screenshot)}",
+                   "file://" + os.path.abspath(args.page)]
+        run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        problems = []
+        if run.returncode != 0:
+            problems.append(f"chromium exited with {run.returncode}")
+        if not os.path.exists(args.screenshot) or os.path.getsize(args.screenshot) < 10000:
+            problems.append("no screenshot, or an empty one")
+        console = [l for l in run.stderr.splitlines() if re.search(r":CONSOLE[:(]\d+", l)]
+        problems += [f"console: {l}" for l in console]
+        try:
+            with open(netlog) as f:
+                text = f.read()
+            # Chromium may end the log without closing its event list.
+            try:
+                log = json.loads(text)
+            except json.JSONDecodeError:
+                log = json.loads(text.rstrip().rstrip(",") + "]}")
+            urls = page_requests(log)
+            problems += [f"request to {u}" for u in sorted(set(urls)) if not u.startswith(LOCAL)]
+        except (OSError, ValueError, KeyError) as e:
+            problems.append(f"no readable network log: {e}")
+    for p in problems:
+        print("FAILED:", p)
+    if problems:
+        print(run.stderr[-3000:])
+        return 1
+    print(f"browser: loaded, no console message, no request outside the file; screenshot "
+          f"{args.screenshot}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
