@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Loads an HTML report in headless Chromium, from disk, and takes a screenshot.
 
-  browser_check.py PAGE.html SCREENSHOT.png [--chromium PATH]
+  browser_check.py PAGE.html SCREENSHOT.png [--chromium PATH] [--render-bound-ms MS]
 
 Fails when Chromium does not load the page, when the page writes anything to the console (a
 script error among it), or when Chromium requests anything but the file itself (its network log
@@ -9,6 +9,10 @@ must show no request that the page started for a URL other than file:, data: or 
 starts requests of its own (clock, component updates, accounts) even with its background services
 off: the log says of those that their initiator is "not an origin", and they are not the page's.
 Host names resolve to nothing, so no request leaves the machine.
+
+With --render-bound-ms, a copy of the page is loaded with a script that logs the time from the
+start of navigation to the first frame after the load event (performance.now()), which must be
+under MS; the time is printed.
 """
 import argparse
 import json
@@ -19,6 +23,9 @@ import sys
 import tempfile
 
 LOCAL = ("file:", "data:", "about:", "chrome:", "chrome-error:", "blob:")
+TIMER = ('<script>window.addEventListener("load", function () { requestAnimationFrame(function '
+         '() { setTimeout(function () { console.log("cfrjit-rendered " + '
+         'performance.now().toFixed(0)); }, 0); }); });</script>')
 
 
 def page_requests(log):
@@ -37,8 +44,16 @@ def main():
     ap.add_argument("page")
     ap.add_argument("screenshot")
     ap.add_argument("--chromium", default="chromium")
+    ap.add_argument("--render-bound-ms", type=float)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="cfrjit-browser.") as work:
+        page = os.path.abspath(args.page)
+        if args.render_bound_ms:
+            with open(page, encoding="utf-8") as f:
+                text = f.read().replace("<body>", "<body>" + TIMER, 1)
+            page = os.path.join(work, "timed.html")
+            with open(page, "w", encoding="utf-8") as f:
+                f.write(text)
         netlog = os.path.join(work, "net.json")
         command = [args.chromium, "--headless=new", "--no-sandbox", "--disable-gpu",
                    "--disable-background-networking", "--disable-component-update",
@@ -47,7 +62,7 @@ def main():
                    "--host-resolver-rules=MAP * ~NOTFOUND",
                    "--enable-logging=stderr", "--log-level=0", f"--log-net-log={netlog}",
                    "--window-size=1280,1600", f"--screenshot={os.path.abspath(args.screenshot)}",
-                   "file://" + os.path.abspath(args.page)]
+                   "file://" + page]
         run = subprocess.run(command, capture_output=True, text=True, timeout=120)
         problems = []
         if run.returncode != 0:
@@ -55,7 +70,17 @@ def main():
         if not os.path.exists(args.screenshot) or os.path.getsize(args.screenshot) < 10000:
             problems.append("no screenshot, or an empty one")
         console = [l for l in run.stderr.splitlines() if re.search(r":CONSOLE[:(]\d+", l)]
-        problems += [f"console: {l}" for l in console]
+        rendered = [re.search(r'"cfrjit-rendered (\d+)"', l) for l in console]
+        rendered = [float(m.group(1)) for m in rendered if m]
+        problems += [f"console: {l}" for l in console if "cfrjit-rendered" not in l]
+        timing = ""
+        if args.render_bound_ms:
+            if not rendered:
+                problems.append("the page did not finish rendering")
+            elif rendered[0] > args.render_bound_ms:
+                problems.append(f"rendered in {rendered[0]:.0f} ms, over {args.render_bound_ms} ms")
+            else:
+                timing = f"; rendered in {rendered[0]:.0f} ms"
         try:
             with open(netlog) as f:
                 text = f.read()
@@ -73,8 +98,8 @@ def main():
     if problems:
         print(run.stderr[-3000:])
         return 1
-    print(f"browser: loaded, no console message, no request outside the file; screenshot "
-          f"{args.screenshot}")
+    print(f"browser: loaded, no console message, no request outside the file{timing}; "
+          f"screenshot {args.screenshot}")
     return 0
 
 
