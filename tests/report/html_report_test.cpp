@@ -1,7 +1,9 @@
 // The HTML report's writer on synthetic reports: a page of 1,000 kernels is written in under a
 // second and stays under 5 MB; escaping, the adaptive policy's ratios, the divergence map by PTX
-// line, the note on the CFGs when the run's dump is not given, divergent blocks in a CFG.
+// line, the note on the CFGs when the run's dump is not given, divergent blocks and unstructured
+// edges in a CFG.
 #include "tools/report/cfg_drawing.hpp"
+#include "tools/report/cfg_structure.hpp"
 #include "tools/report/html.hpp"
 #include "tools/report/html_report.hpp"
 
@@ -10,6 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 
 using cfr::report::html_page;
 using cfr::report::PageInputs;
@@ -178,4 +182,20 @@ TEST_CASE("a divergent branch's block is filled and labelled with its counts") {
                       "fillcolor=\"0.0 0.63 1.0\"];\n    b1") != std::string::npos);
     CHECK(marked.find("b1 [label=\"B1\\l    ret;\\l\"];") != std::string::npos);
     CHECK(cfr::report::count_blocks(dot) == 2);
+}
+
+TEST_CASE("the dumped PTX's CFGs are classified and their unstructured edges drawn red") {
+    std::ifstream in(CFRJIT_SOURCE_DIR "/examples/ptx/short_circuit.O3.ptx");
+    const std::string ptx{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    const auto structures = cfr::report::structures_of(ptx);
+    REQUIRE(structures.count("short_circuit") == 1);
+    const auto& s = structures.at("short_circuit");
+    CHECK(s.klass == "reducible");
+    CHECK(s.unstructured_edges.size() == 1);
+    CHECK(cfr::report::structures_of("this is not PTX").empty());
+
+    const std::string dot = "    b2 -> b3 [style=solid];\n    b2 -> b6 [style=dashed];\n";
+    CHECK(cfr::report::mark_unstructured(dot, {{2, 3}}) ==
+          "    b2 -> b3 [color=\"#cf222e\", penwidth=3, style=solid];\n"
+          "    b2 -> b6 [style=dashed];\n");
 }

@@ -98,7 +98,7 @@ std::optional<DotPair> find_dot_pair(const fs::path& dump_dir, uint64_t module_i
         const std::string unit = name.substr(stem.size(), name.size() - stem.size() - tail.size());
         if (!unit.empty() && !unit.starts_with("-u")) continue;
         DotPair pair{it->path(), dump_dir / (stem + unit + "." + kernel + ".new.dot"),
-                     dump_dir / (stem + unit + ".ptx")};
+                     dump_dir / (stem + unit + ".orig.ptx"), dump_dir / (stem + unit + ".ptx")};
         if (fs::is_regular_file(pair.after, ec)) return pair;
     }
     return std::nullopt;

@@ -20,6 +20,7 @@ std::optional<std::filesystem::path> find_dot();
 
 struct DotPair {
     std::filesystem::path before, after;
+    std::filesystem::path original_ptx;
     std::filesystem::path ptx; // the rewritten PTX, as the program loaded it
 };
 

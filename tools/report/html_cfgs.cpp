@@ -1,6 +1,7 @@
 // The HTML report's CFGs: each changed kernel's control flow before and after the pipeline, drawn
 // by Graphviz from the dump directory's dot files; the page says what to do where it cannot draw.
 #include "tools/report/cfg_drawing.hpp"
+#include "tools/report/cfg_structure.hpp"
 #include "tools/report/divergence_lines.hpp"
 #include "tools/report/html.hpp"
 #include "tools/report/html_sections.hpp"
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -53,12 +55,36 @@ std::vector<DivergentBranch> divergent_branches(const nlohmann::json& report,
     return out;
 }
 
+// The structures of the functions of each dumped PTX file, classified once per file.
+class Structures {
+public:
+    const CfgStructure* of(const std::filesystem::path& ptx, const std::string& kernel) {
+        auto [it, added] = files_.try_emplace(ptx.string());
+        if (added) it->second = structures_of(read_text(ptx));
+        const auto found = it->second.find(kernel);
+        return found == it->second.end() ? nullptr : &found->second;
+    }
+
+private:
+    std::map<std::string, std::map<std::string, CfgStructure>> files_;
+};
+
+std::string structure_note(const CfgStructure* s) {
+    if (s == nullptr) return "";
+    std::string note = fmt::format(": {}, {}", s->klass, s->cyclic ? "cyclic" : "acyclic");
+    if (!s->unstructured_edges.empty())
+        note += fmt::format("; {} unstructured edge(s), in red", s->unstructured_edges.size());
+    return note;
+}
+
 std::string drawing(const std::filesystem::path& dot, const std::filesystem::path& file,
-                    const char* title, const std::string& id,
+                    const char* title, const std::string& id, const CfgStructure* structure,
                     const std::vector<DivergentBranch>& divergent = {}) {
-    const std::string text = mark_divergent(read_text(file), divergent);
+    std::string text = mark_divergent(read_text(file), divergent);
+    if (structure) text = mark_unstructured(std::move(text), structure->unstructured_edges);
     const size_t blocks = count_blocks(text);
-    std::string out = fmt::format("<div><h4>{} ({} blocks)</h4>\n", title, blocks);
+    std::string out = fmt::format("<div><h4>{} ({} blocks){}</h4>\n", title, blocks,
+                                  escape(structure_note(structure)));
     if (blocks > kMaxDrawnBlocks)
         return out + fmt::format("<p class=\"note capped\">Not drawn: more than {} blocks. "
                                  "<code>dot -Tsvg {}</code> draws it.</p></div>\n",
@@ -70,7 +96,8 @@ std::string drawing(const std::filesystem::path& dot, const std::filesystem::pat
 }
 
 std::string figure(const nlohmann::json& report, const nlohmann::json& k, const DotPair& pair,
-                   const std::filesystem::path& dot, size_t index, bool open) {
+                   const std::filesystem::path& dot, Structures& structures, size_t index,
+                   bool open) {
     const std::string name = text_of(k, "name");
     std::string changed;
     for (const auto& p : k["changed_by"])
@@ -81,12 +108,14 @@ std::string figure(const nlohmann::json& report, const nlohmann::json& k, const 
                                   "class=\"cfgs\">\n",
                                   open ? " open" : "", anchor("cfg-", name), escape(name),
                                   escape(changed), escape(name));
-    out += drawing(dot, pair.before, "before", fmt::format("k{}b-", index));
+    out += drawing(dot, pair.before, "before", fmt::format("k{}b-", index),
+                   structures.of(pair.original_ptx, name));
     const auto divergent = divergent_branches(report, name, pair.ptx);
-    out += drawing(dot, pair.after, "after", fmt::format("k{}a-", index), divergent);
+    out += drawing(dot, pair.after, "after", fmt::format("k{}a-", index),
+                   structures.of(pair.ptx, name), divergent);
     return out +
            "</div>\n<figcaption class=\"muted\">Solid edges: taken branches; dashed: fall "
-           "through; dotted: to the exit." +
+           "through; dotted: to the exit; thick red: unstructured (seed 002 Definition 1)." +
            std::string(divergent.empty() ? ""
                                          : " Red blocks end in a branch that diverged, the "
                                            "deeper the more (the divergence map).") +
@@ -129,6 +158,7 @@ std::string cfg_section(const nlohmann::json& report, const std::string& dump_di
                               "write the page again with <code>cfrjit report</code>.") +
                "</section>\n";
     std::vector<std::string> not_dumped, not_drawn;
+    Structures structures;
     size_t drawn = 0;
     for (const auto* k : changed) {
         const nlohmann::json* m = module_of(report, *k);
@@ -140,7 +170,8 @@ std::string cfg_section(const nlohmann::json& report, const std::string& dump_di
         else if (drawn >= kMaxDrawnKernels)
             not_drawn.push_back(text_of(*k, "name"));
         else {
-            out += figure(report, *k, *pair, *dot, drawn, changed.size() <= kOpenFigures);
+            out +=
+                figure(report, *k, *pair, *dot, structures, drawn, changed.size() <= kOpenFigures);
             ++drawn;
         }
     }
