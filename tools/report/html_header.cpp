@@ -9,6 +9,12 @@ namespace cfr::report {
 
 namespace {
 
+#ifdef CFRJIT_BUILD_INFO
+constexpr const char* kBuild = CFRJIT_BUILD_INFO;
+#else
+constexpr const char* kBuild = "build not recorded";
+#endif
+
 std::string program_of(const std::string& command) {
     const std::string first = command.substr(0, command.find(' '));
     return first.empty() ? "(not recorded)" : std::filesystem::path(first).filename().string();
@@ -50,6 +56,7 @@ std::string header_section(const PageInputs& inputs) {
     std::string version = "cfrjit " + escape(text_of(r, "version", "?"));
     if (text_of(r, "version") != runtime::kVersion)
         version += std::string("; page written by cfrjit ") + runtime::kVersion;
+    version += " (" + escape(kBuild) + ")";
     out += row("version", version);
     out += row("report", "<code>" + escape(inputs.report_name) + "</code>");
     out += "</dl>\n</header>\n";

@@ -47,8 +47,12 @@ a { color: var(--accent); }
 @media print { body { max-width: none; } .wide { overflow: visible; } }
 )";
 
-// Sorts a table.sortable by the clicked column: by data-v where both cells have it, else by text.
+// Sorts a table.sortable by the clicked column: by data-v where both cells have it, else by text;
+// opens every folded part before the page is printed.
 constexpr const char* kScript = R"(
+window.addEventListener("beforeprint", function () {
+  document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+});
 document.querySelectorAll("table.sortable th").forEach(function (th) {
   th.addEventListener("click", function () {
     var table = th.closest("table"), body = table.tBodies[0], i = th.cellIndex;
