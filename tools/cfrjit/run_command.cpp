@@ -91,6 +91,13 @@ int run_child(const std::vector<std::string>& command) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+// When the file was last written; nullopt when it is not there.
+std::optional<std::filesystem::file_time_type> written_at(const std::string& path) {
+    std::error_code ec;
+    const auto t = std::filesystem::last_write_time(path, ec);
+    return ec ? std::nullopt : std::optional(t);
+}
+
 // An environment variable's value, to be put back once the child has it.
 struct SavedVariable {
     const char* name;
@@ -121,10 +128,12 @@ int run_with_html(const RunOptions& o, const std::string& driver,
     if (page.dump_dir.empty()) page.dump_dir = scratch.file("dump");
     setenv("CFRJIT_REPORT", page.report.c_str(), 1);
     setenv("CFRJIT_DUMP_DIR", page.dump_dir.c_str(), 1);
+    const auto before = written_at(page.report);
     const int status = run_child(o.command);
     for (const auto& v : own_environment)
         v.restore();
-    if (!std::filesystem::exists(page.report)) {
+    const auto after = written_at(page.report);
+    if (!after || after == before) {
         fmt::print(stderr, "cfrjit: no HTML report: the program loaded no CUDA module (or ended "
                            "before its exit handlers ran)\n");
         return status;
@@ -136,6 +145,11 @@ int run_with_html(const RunOptions& o, const std::string& driver,
 } // namespace
 
 int run_program(const RunOptions& o) {
+    if (!o.source_dir.empty() && o.html.empty()) {
+        fmt::print(stderr, "cfrjit: --source is for the HTML report: give --html FILE too (or use "
+                           "`cfrjit divmap --source DIR` on the JSON report)\n");
+        return 2;
+    }
     if (o.passes_set) setenv("CFRJIT_PASSES", o.passes.c_str(), 1);
     set("CFRJIT_REPORT", o.report);
     set("CFRJIT_TIMING", o.timing);
