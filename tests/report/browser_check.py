@@ -2,6 +2,7 @@
 """Loads an HTML report in headless Chromium, from disk, and takes a screenshot.
 
   browser_check.py PAGE.html SCREENSHOT.png [--chromium PATH] [--render-bound-ms MS]
+                   [--sorted-first KERNEL]
 
 Fails when Chromium does not load the page, when the page writes anything to the console (a
 script error among it), or when Chromium requests anything but the file itself (its network log
@@ -12,7 +13,8 @@ Host names resolve to nothing, so no request leaves the machine.
 
 With --render-bound-ms, a copy of the page is loaded with a script that logs the time from the
 start of navigation to the first frame after the load event (performance.now()), which must be
-under MS; the time is printed.
+under MS; the time is printed. With --sorted-first, that script then clicks the kernel table's
+"Total (ns)" head twice (ascending, then descending), and the first row must be KERNEL's.
 """
 import argparse
 import json
@@ -25,7 +27,11 @@ import tempfile
 LOCAL = ("file:", "data:", "about:", "chrome:", "chrome-error:", "blob:")
 TIMER = ('<script>window.addEventListener("load", function () { requestAnimationFrame(function '
          '() { setTimeout(function () { console.log("cfrjit-rendered " + '
-         'performance.now().toFixed(0)); }, 0); }); });</script>')
+         'performance.now().toFixed(0)); SORT }, 0); }); });</script>')
+SORT = ('var th = Array.prototype.filter.call(document.querySelectorAll("table.kernels th"), '
+        'function (h) { return h.textContent === "Total (ns)"; })[0]; th.click(); th.click(); '
+        'console.log("cfrjit-sorted " + document.querySelector("table.kernels tbody tr")'
+        '.dataset.kernel);')
 
 
 def page_requests(log):
@@ -45,12 +51,14 @@ def main():
     ap.add_argument("screenshot")
     ap.add_argument("--chromium", default="chromium")
     ap.add_argument("--render-bound-ms", type=float)
+    ap.add_argument("--sorted-first")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="cfrjit-browser.") as work:
         page = os.path.abspath(args.page)
         if args.render_bound_ms:
             with open(page, encoding="utf-8") as f:
-                text = f.read().replace("<body>", "<body>" + TIMER, 1)
+                timer = TIMER.replace("SORT", SORT if args.sorted_first else "")
+                text = f.read().replace("<body>", "<body>" + timer, 1)
             page = os.path.join(work, "timed.html")
             with open(page, "w", encoding="utf-8") as f:
                 f.write(text)
@@ -72,7 +80,13 @@ def main():
         console = [l for l in run.stderr.splitlines() if re.search(r":CONSOLE[:(]\d+", l)]
         rendered = [re.search(r'"cfrjit-rendered (\d+)"', l) for l in console]
         rendered = [float(m.group(1)) for m in rendered if m]
-        problems += [f"console: {l}" for l in console if "cfrjit-rendered" not in l]
+        sorted_first = [re.search(r'"cfrjit-sorted (\S+)"', l) for l in console]
+        sorted_first = [m.group(1) for m in sorted_first if m]
+        problems += [f"console: {l}" for l in console
+                     if "cfrjit-rendered" not in l and "cfrjit-sorted" not in l]
+        if args.sorted_first and sorted_first != [args.sorted_first]:
+            problems.append(f"sorted by total time, the first row is {sorted_first}, not "
+                            f"{args.sorted_first}")
         timing = ""
         if args.render_bound_ms:
             if not rendered:
@@ -81,6 +95,8 @@ def main():
                 problems.append(f"rendered in {rendered[0]:.0f} ms, over {args.render_bound_ms} ms")
             else:
                 timing = f"; rendered in {rendered[0]:.0f} ms"
+        if args.sorted_first and not any(p.startswith("sorted") for p in problems):
+            timing += "; sorts by total time"
         try:
             with open(netlog) as f:
                 text = f.read()
