@@ -16,6 +16,9 @@ set(CPACK_PACKAGE_CONTACT "cfrjit developers" CACHE STRING "Maintainer of the .d
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+# Graphviz's dot draws the CFGs of the HTML report (docs/reports.md); without it the page says how
+# to get them.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS graphviz)
 find_program(CFRJIT_DPKG_SHLIBDEPS dpkg-shlibdeps)
 find_program(CFRJIT_FILE file)
 if(CFRJIT_DPKG_SHLIBDEPS AND CFRJIT_FILE)

@@ -6,6 +6,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 namespace cfr::runtime {
@@ -68,6 +72,25 @@ std::string table(const std::vector<std::vector<std::string>>& rows) {
         }
     }
     return out;
+}
+
+// The program's command line, its arguments separated by spaces ("" where /proc is not mounted).
+std::string command_line() {
+    std::ifstream in("/proc/self/cmdline", std::ios::binary);
+    std::string raw{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    while (!raw.empty() && raw.back() == '\0')
+        raw.pop_back();
+    std::replace(raw.begin(), raw.end(), '\0', ' ');
+    return raw;
+}
+
+// Now, in UTC: "2026-11-26T19:07:54Z".
+std::string utc_now() {
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    return std::string(text, std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc));
 }
 
 } // namespace
@@ -311,6 +334,8 @@ nlohmann::json report_json(const Config& config, const std::vector<KernelStats>&
     using nlohmann::json;
     json j;
     j["version"] = kVersion;
+    j["command"] = command_line();
+    j["date"] = utc_now();
     j["pipeline"] = passes::spelling(config.pipeline);
     j["timing"] = to_string(config.timing);
     j["images"] = to_string(config.images);

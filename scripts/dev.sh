@@ -28,6 +28,9 @@ usage: scripts/dev.sh COMMAND
           the sanitizer jobs of CI, each in its own build directory: the unit and end-to-end
           tests under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/), the
           concurrency tests under ThreadSanitizer (build-tsan/); see docs/building.md
+  test-browser
+          build, install Chromium (Debian's chromium), then run the tests that load the HTML
+          report in it headless (ctest -L browser), which `test` leaves out
   demo    build, then run cfr-opt --classify --stats on an example and write its CFGs as dot,
           and run a runtime-API example under libcfrjit.so (rewritten, cached, timed)
   bench   build, then run the benchmarks in bench/ and write their tables
@@ -37,11 +40,12 @@ EOT
 
 packages=(cmake ninja-build g++ pkg-config libboost-graph-dev libspdlog-dev libfmt-dev catch2
     libcli11-dev liblz4-dev libzstd-dev nlohmann-json3-dev python3 python3-matplotlib clang-16
-    libclang-rt-16-dev dpkg-dev file)
+    libclang-rt-16-dev dpkg-dev file graphviz)
 
-deps() {
+# install_missing PACKAGE...: installs those of the Debian packages that are not installed.
+install_missing() {
     local missing=()
-    for p in "${packages[@]}"; do
+    for p in "$@"; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
             missing+=("$p")
     done
@@ -52,6 +56,10 @@ deps() {
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
         "${missing[@]}" >/dev/null
+}
+
+deps() {
+    install_missing "${packages[@]}"
 }
 
 # configure DIR [CMAKE_ARGS...]: configures DIR (once; later calls only apply CMAKE_ARGS). Every
@@ -86,9 +94,20 @@ build() {
     stage "build" cmake --build "$build" -j "$jobs"
 }
 
+# The browser tests (label browser: the HTML report in headless Chromium) are left to
+# test-browser: installing Chromium takes about a minute, more than CI's time allows.
 run_tests() {
     build
-    stage "tests" ctest --test-dir "$build" --output-on-failure -j "$jobs" "$@"
+    stage "tests" ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE browser "$@"
+}
+
+# Chromium (Debian's chromium), then the tests that load the HTML report in it; their screenshots
+# are left in <build>/tests/report/screenshots/ (docs/reports.md).
+test_browser() {
+    build
+    stage "packages (browser)" install_missing chromium
+    cmake "$build" >/dev/null # finds chromium now
+    stage "browser tests" ctest --test-dir "$build" --output-on-failure -j "$jobs" -L browser "$@"
 }
 
 # The sanitizer jobs (docs/building.md, "Sanitizer builds"). The first finding fails the test.
@@ -121,7 +140,8 @@ asan_random_graphs=100
 # 50 times); left out: the fuzzers (a run of their own), the install tests (packaging, no code of
 # cfrjit's), the test of the build's nvcc cache (label build-tools: no code of cfrjit's) and the
 # check that libcfrjit.so needs nothing but glibc (an instrumented one needs the sanitizer
-# runtimes).
+# runtimes), the HTML report's example pages (label report: the shim's part of them is run by the
+# other programs; the page's writer runs instrumented in the unit tests) and the browser tests.
 asan_job() {
     echo "== ASan + UBSan: $asan_build"
     # The sanitizers' reports name functions and lines through clang's llvm-symbolizer.
@@ -159,7 +179,7 @@ asan_job() {
     stage "ASan + UBSan: programs" env LD_PRELOAD="$runtime" \
         ASAN_OPTIONS="$asan_options:detect_leaks=0:verify_asan_link_order=0" \
         UBSAN_OPTIONS="$ubsan_options" CFRJIT_TEST_RUNS_MAX=1 \
-        ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" -LE 'unit|fuzz|install|build-tools' \
+        ctest --test-dir "$asan_build" --output-on-failure -j "$jobs" -LE 'unit|fuzz|install|build-tools|browser|report' \
         -E 'needs only glibc' "$@"
 }
 
@@ -200,17 +220,19 @@ demo() {
     echo
     echo "== cfrjit run -- $(basename "$app")   (cold: parse, passes, print, cache store)"
     "$build/tools/cfrjit" run --cache-dir "$cache" --report "$out/report.json" \
-        --dump-dir "$out/shim-dump" -- "$app"
+        --dump-dir "$out/shim-dump" --html "$out/report.html" -- "$app"
     echo
     echo "== again, warm (cache hit):"
     "$build/tools/cfrjit" run --cache-dir "$cache" -- "$app" 2>&1 | grep -E "PASS|hit|miss"
-    echo "== JSON report: $out/report.json; original and rewritten PTX and CFGs: $out/shim-dump/"
+    echo "== JSON report: $out/report.json; HTML report: $out/report.html; original and rewritten"
+    echo "   PTX and CFGs: $out/shim-dump/"
 }
 
 case "${1:-}" in
 deps) deps ;;
 build) build ;;
 test) shift; run_tests "$@" ;;
+test-browser) shift; test_browser "$@" ;;
 test-sanitizers) shift; test_sanitizers "$@" ;;
 demo) demo ;;
 bench) build; "$root/bench/run.sh" "$build" ;;

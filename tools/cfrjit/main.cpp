@@ -2,6 +2,7 @@
 // every launch timed) and manages the module cache.
 #include "tools/cfrjit/commands.hpp"
 #include "tools/cfrjit/divmap_command.hpp"
+#include "tools/cfrjit/report_command.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -18,6 +19,9 @@ constexpr const char* kDescription = R"(cfrjit: a dynamic compiler for CUDA prog
   cfrjit locate                        where run finds libcfrjit.so and the driver
   cfrjit divmap [--source DIR] REPORT  the CUDA source with each line's divergent / visits
                                        counts from a report's divergence map (seed 004 Fig. 1)
+  cfrjit report REPORT -o PAGE.html    one self-contained HTML page of a run: kernel table,
+                                       modules and passes, divergence map on the source, CFGs
+                                       before and after (docs/reports.md); `run --html` too
 
 Without an NVIDIA driver (no /proc/driver/nvidia/version and no libcuda.so.1 other than the
 emulator's), `run` uses cfrjit's emulated driver: <prefix>/lib/cfrjit for an installed cfrjit
@@ -42,6 +46,16 @@ int main(int argc, char** argv) {
         ->each([&](const std::string&) { run.passes_set = true; });
     run_cmd->add_option("--report", run.report, "Write the JSON report there (CFRJIT_REPORT)")
         ->type_name("FILE");
+    run_cmd
+        ->add_option("--html", run.html,
+                     "When the program has ended, write the HTML report there (as `cfrjit "
+                     "report`; the JSON report and CFG dump go to --report and --dump-dir, or to "
+                     "a temporary directory)")
+        ->type_name("FILE");
+    run_cmd
+        ->add_option("--source", run.source_dir,
+                     "With --html: where the CUDA sources of the divergence map are")
+        ->type_name("DIR");
     run_cmd->add_option("--timing", run.timing, "off, summary or per-launch (CFRJIT_TIMING)")
         ->type_name("MODE");
     run_cmd
@@ -127,11 +141,32 @@ int main(int argc, char** argv) {
     divmap_cmd->add_option("--kernel", divmap.kernel, "Only this kernel's branches")
         ->type_name("NAME");
 
+    cfr::cli::ReportOptions report;
+    auto* report_cmd = app.add_subcommand(
+        "report", "Write the HTML page of a run from its JSON report (docs/reports.md)");
+    report_cmd->add_option("report", report.report, "The JSON report (cfrjit run --report)")
+        ->required()
+        ->type_name("REPORT");
+    report_cmd->add_option("-o,--output", report.output, "The page to write")
+        ->required()
+        ->type_name("FILE");
+    report_cmd
+        ->add_option("--source", report.source_dir,
+                     "Where the CUDA sources that the divergence map names are")
+        ->type_name("DIR");
+    report_cmd
+        ->add_option("--dump", report.dump_dir,
+                     "The run's --dump-dir (CFRJIT_DUMP_DIR): the CFGs of the changed kernels "
+                     "are drawn from it, with Graphviz's dot")
+        ->type_name("DIR");
+    report_cmd->footer("Exit status: 0 when the page was written, 1 otherwise.");
+
     CLI11_PARSE(app, argc, argv);
     if (run_cmd->parsed()) return cfr::cli::run_program(run);
     if (cache_cmd->parsed()) return cfr::cli::cache_command(action, cache_dir);
     if (passes_cmd->parsed()) return cfr::cli::list_passes();
     if (locate_cmd->parsed()) return cfr::cli::locate_command();
     if (divmap_cmd->parsed()) return cfr::cli::divmap_command(divmap);
+    if (report_cmd->parsed()) return cfr::cli::report_command(report);
     return 1;
 }
