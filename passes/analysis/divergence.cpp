@@ -79,33 +79,15 @@ std::string_view divergent_special_in(const ptx::Operand& operand) {
     return {};
 }
 
-// State spaces in the order of precedence the analysis gives them when an instruction names
-// several (cp.async.shared.global counts as .global).
-enum class Space : uint8_t { Local, Global, Shared, Const, Param, Tex, None };
-
-Space rank(ptx::StateSpace space) {
-    switch (space) {
-    case ptx::StateSpace::Local:
-        return Space::Local;
-    case ptx::StateSpace::Global:
-        return Space::Global;
-    case ptx::StateSpace::Shared:
-        return Space::Shared;
-    case ptx::StateSpace::Const:
-        return Space::Const;
-    case ptx::StateSpace::Param:
-        return Space::Param;
-    case ptx::StateSpace::Tex:
-        return Space::Tex;
-    default:
-        return Space::None;
-    }
-}
-
-Space state_space(const ptx::Instruction& instruction) {
-    Space space = Space::None;
+// The state space an instruction's memory access is in; where it names several, the first in
+// the order local, global, shared, const, param, tex (cp.async.shared.global counts as .global).
+ptx::StateSpace state_space(const ptx::Instruction& instruction) {
+    using S = ptx::StateSpace;
+    constexpr S kPrecedence[] = {S::Local, S::Global, S::Shared, S::Const, S::Param, S::Tex};
+    S space = S::None;
+    auto rank = [&](S s) { return std::find(std::begin(kPrecedence), std::end(kPrecedence), s); };
     for (const ptx::Word word : instruction.modifiers)
-        space = std::min(space, rank(ptx::state_space_of(word.modifier())));
+        if (const S s = ptx::state_space_of(word.modifier()); rank(s) < rank(space)) space = s;
     return space;
 }
 
@@ -263,7 +245,7 @@ struct Site {
     ptx::BlockId block;
     uint32_t defs_begin, defs_end, uses_begin, uses_end; // in FunctionAnalysis::defs_/uses_
     VarId address_base = kNoVar; // the register an address operand is based on
-    Space space = Space::None;
+    ptx::StateSpace space = ptx::StateSpace::None;
     ptx::DivergenceSource opcode_source = ptx::DivergenceSource::None;
     bool load = false;
     bool store = false;
@@ -462,14 +444,14 @@ void FunctionAnalysis::collect_site(const ptx::Instruction& i, ptx::BlockId bloc
     site.uses_begin = static_cast<uint32_t>(uses_.size());
     ptx::for_each_used_register(i, destination,
                                 [&](std::string_view r) { uses_.push_back(intern(r)); });
-    if (site.space == Space::Param && site.load)
+    if (site.space == ptx::StateSpace::Param && site.load)
         ptx::for_each_addressed_symbol(i, [&](std::string_view s) { uses_.push_back(intern(s)); });
     site.uses_end = static_cast<uint32_t>(uses_.size());
 
     site.defs_begin = static_cast<uint32_t>(defs_.size());
     ptx::for_each_defined_register(i, destination,
                                    [&](std::string_view r) { defs_.push_back(intern(r)); });
-    if (site.space == Space::Param && properties.memory == ptx::Memory::Write)
+    if (site.space == ptx::StateSpace::Param && properties.memory == ptx::Memory::Write)
         ptx::for_each_addressed_symbol(i, [&](std::string_view s) { defs_.push_back(intern(s)); });
 
     for (const auto& operand : i.operands) {
@@ -817,14 +799,14 @@ void FunctionAnalysis::find_local_pointers(const Summary& own) {
         const VarId v = worklist.back();
         worklist.pop_back();
         for (SiteId s : users_[v])
-            if (!sites_[s].load || sites_[s].space == Space::Param)
+            if (!sites_[s].load || sites_[s].space == ptx::StateSpace::Param)
                 for (VarId d : defs(sites_[s]))
                     make_local(d);
     }
     for (SiteId s = 0; s < sites_.size(); ++s) {
         const Site& site = sites_[s];
-        local_access_[s] = site.space == Space::Local ||
-                           (site.space == Space::None && is_local(site.address_base));
+        local_access_[s] = site.space == ptx::StateSpace::Local ||
+                           (site.space == ptx::StateSpace::None && is_local(site.address_base));
     }
 }
 

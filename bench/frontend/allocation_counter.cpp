@@ -1,0 +1,47 @@
+// The global operator new and delete of bench_frontend: malloc and free, counted.
+#include "bench/frontend/allocation_counter.hpp"
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
+namespace {
+
+std::atomic<uint64_t> allocation_count{0};
+std::atomic<uint64_t> allocated_bytes{0};
+
+void* counted(std::size_t size) {
+    allocation_count.fetch_add(1, std::memory_order_relaxed);
+    allocated_bytes.fetch_add(size, std::memory_order_relaxed);
+    if (void* p = std::malloc(size ? size : 1)) return p;
+    throw std::bad_alloc();
+}
+
+} // namespace
+
+namespace cfr::bench {
+
+Allocations allocations_so_far() {
+    return {allocation_count.load(), allocated_bytes.load()};
+}
+
+} // namespace cfr::bench
+
+void* operator new(std::size_t size) {
+    return counted(size);
+}
+void* operator new[](std::size_t size) {
+    return counted(size);
+}
+void operator delete(void* p) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p) noexcept {
+    std::free(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+    std::free(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+    std::free(p);
+}
