@@ -233,7 +233,7 @@ const KnownWords& known() {
 // a spelling is read by its id without one (its chunk is published before the id is).
 class Interner {
 public:
-    uint16_t intern(std::string_view s, std::size_t first_id) {
+    uint16_t id_of(std::string_view s, std::size_t first_id) {
         {
             std::shared_lock lock(mutex_);
             if (const auto it = ids_.find(s); it != ids_.end()) return it->second;
@@ -280,7 +280,7 @@ const Meaning& meaning_of(uint16_t id) {
 
 Word Word::of(std::string_view s) {
     if (const auto id = known().find(s)) return Word(*id);
-    return Word(interner().intern(s, known().size()));
+    return Word(interner().id_of(s, known().size()));
 }
 
 Word::Word(Type type) : id_(known().id(type)) {}
