@@ -218,9 +218,16 @@ consteval bool rows_in_enum_order() {
 }
 static_assert(rows_in_enum_order(), "the table lists the opcodes in the order of their enum");
 
+// Whether a modifier can select another row for the opcode, by opcode.
+constexpr std::array<bool, kOpcodes> kHasVariant = [] {
+    std::array<bool, kOpcodes> has{};
+    for (const Variant& v : kVariants)
+        has[std::size_t(v.row.opcode)] = true;
+    return has;
+}();
+
 bool has_variant(Opcode op) {
-    return std::any_of(kVariants.begin(), kVariants.end(),
-                       [op](const Variant& v) { return v.row.opcode == op; });
+    return kHasVariant[std::size_t(op)];
 }
 
 } // namespace

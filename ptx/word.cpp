@@ -14,6 +14,10 @@
 
 namespace cfr::ptx {
 
+namespace detail {
+std::array<WordMeaning, kMeaningSlots> word_meanings{};
+} // namespace detail
+
 namespace {
 
 // Qualifiers of the PTX ISA that no enum gives a meaning yet: known, so that the common ones
@@ -171,6 +175,14 @@ public:
         for (const std::string_view q : kOtherQualifiers)
             add(q);
         build_index();
+        if (meanings_.size() > detail::kMeaningSlots)
+            throw std::logic_error("more known instruction words than ptx::detail::kMeaningSlots");
+        for (std::size_t id = 0; id < meanings_.size(); ++id) {
+            const Meaning& m = meanings_[id];
+            const auto comparison =
+                m.comparison ? uint8_t(std::size_t(*m.comparison) + 1) : uint8_t{0};
+            detail::word_meanings[id] = {m.type, m.rounding, m.modifier, comparison};
+        }
     }
 
     std::optional<uint16_t> find(std::string_view s) const {
@@ -182,7 +194,6 @@ public:
     }
     std::size_t size() const { return spellings_.size(); }
     std::string_view spelling(uint16_t id) const { return spellings_[id]; }
-    const Meaning& meaning(uint16_t id) const { return meanings_[id]; }
     uint16_t id(Type t) const { return type_ids_[std::size_t(t)]; }
     uint16_t id(Comparison c) const { return comparison_ids_[std::size_t(c)]; }
     uint16_t id(Rounding r) const { return rounding_ids_[std::size_t(r)]; }
@@ -270,12 +281,6 @@ Interner& interner() {
     return *words;
 }
 
-const Meaning kNoMeaning{};
-
-const Meaning& meaning_of(uint16_t id) {
-    return id < known().size() ? known().meaning(id) : kNoMeaning;
-}
-
 } // namespace
 
 Word Word::of(std::string_view s) {
@@ -291,22 +296,6 @@ Word::Word(Modifier modifier) : id_(known().id(modifier)) {}
 std::string_view Word::spelling() const {
     const KnownWords& k = known();
     return id_ < k.size() ? k.spelling(id_) : interner().spelling(id_ - k.size());
-}
-
-Type Word::type() const {
-    return meaning_of(id_).type;
-}
-
-std::optional<Comparison> Word::comparison() const {
-    return meaning_of(id_).comparison;
-}
-
-Rounding Word::rounding() const {
-    return meaning_of(id_).rounding;
-}
-
-Modifier Word::modifier() const {
-    return meaning_of(id_).modifier;
 }
 
 Words::Words(std::initializer_list<Word> words) {

@@ -20,6 +20,19 @@
 
 namespace cfr::ptx {
 
+namespace detail {
+// What each known word means, by id; filled once, before the first known word is handed out. An
+// interned word's id indexes an entry that means nothing (or none: ids past the array).
+struct WordMeaning {
+    Type type = Type::None;
+    Rounding rounding = Rounding::None;
+    Modifier modifier = Modifier::Other;
+    uint8_t comparison = 0; // the Comparison plus one; 0: none
+};
+inline constexpr std::size_t kMeaningSlots = 1024;
+extern std::array<WordMeaning, kMeaningSlots> word_meanings;
+} // namespace detail
+
 class Word {
 public:
     constexpr Word() = default;
@@ -32,16 +45,26 @@ public:
     Word(Modifier modifier);
 
     std::string_view spelling() const;
-    Type type() const; // None where the word is not a type
-    std::optional<Comparison> comparison() const;
-    Rounding rounding() const; // None where the word is not a rounding
-    Modifier modifier() const; // Other where the word is no Modifier
+    // None where the word is not a type
+    Type type() const { return meaning().type; }
+    std::optional<Comparison> comparison() const {
+        const uint8_t c = meaning().comparison;
+        return c ? std::optional<Comparison>(Comparison(c - 1)) : std::nullopt;
+    }
+    // None where the word is not a rounding
+    Rounding rounding() const { return meaning().rounding; }
+    // Other where the word is no Modifier
+    Modifier modifier() const { return meaning().modifier; }
     uint16_t id() const { return id_; }
 
     friend bool operator==(Word, Word) = default;
 
 private:
     explicit constexpr Word(uint16_t id) : id_(id) {}
+    const detail::WordMeaning& meaning() const {
+        static constexpr detail::WordMeaning kNone{};
+        return id_ < detail::kMeaningSlots ? detail::word_meanings[id_] : kNone;
+    }
     uint16_t id_ = 0;
 };
 
