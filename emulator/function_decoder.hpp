@@ -2,8 +2,8 @@
 // scopes of registers and symbols, labels and branch fixups; decode_instruction.cpp turns one
 // instruction's spelling into enums and hands its operands to the decoder of its family, each in
 // a file that mirrors the family's handlers: decode_alu.cpp (alu_*.cpp), decode_control.cpp,
-// decode_memory.cpp, decode_texture.cpp and decode_warp.cpp (ops_*.cpp). decode_operands.cpp
-// decodes the single operands every family shares.
+// decode_memory.cpp, decode_texture.cpp, decode_warp.cpp and decode_matrix.cpp (ops_*.cpp).
+// decode_operands.cpp decodes the single operands every family shares.
 #pragma once
 
 #include "emulator/error.hpp"
@@ -50,7 +50,7 @@ inline Error unsupported(std::string message) {
 using Operands = std::vector<ptx::Operand>;
 
 // Instruction families, as the handler files group them; None: the emulator has no handler.
-enum class Family : uint8_t { None, Alu, Control, Memory, Texture, Warp };
+enum class Family : uint8_t { None, Alu, Control, Memory, Texture, Warp, Matrix };
 
 class FunctionDecoder {
 public:
@@ -112,6 +112,9 @@ private:
     Error memory_operands(const Operands& ops, const DecodeRequest& r, Inst& in) const;
     Error texture_operands(const Operands& ops, const DecodeRequest& r, Inst& in) const;
     Error warp_operands(const Operands& ops, DecodeRequest& r, Inst& in) const;
+    // decode_matrix.cpp: fills a new Program::matrix_ops entry (Inst::aux)
+    Error matrix_operands(const Operands& ops, const DecodeRequest& r, Inst& in);
+    Error fragment(const ptx::Operand& op, std::vector<uint32_t>& regs) const;
 
     // decode_control.cpp
     Error branch(const Operands& ops);

@@ -25,6 +25,7 @@ struct DecodeRequest {
     ptx::Opcode op = ptx::Opcode::Unknown;
     OperandForm form = OperandForm::Plain;
     ptx::ModifierSet modifiers; // all but the types, which are in Inst::t and Inst::t2
+    ptx::Type types[4] = {};    // the first four types in source order (mma names four)
 
     bool has(ptx::Modifier m) const { return modifiers.contains(m); }
 };
@@ -37,6 +38,8 @@ Handler select_memory(const DecodeRequest& r, Inst& in);  // ops_memory.cpp
 Handler select_warp(const DecodeRequest& r, Inst& in);    // ops_warp.cpp
 Handler select_control(const DecodeRequest& r, Inst& in); // ops_control.cpp
 Handler select_texture(const DecodeRequest& r, Inst& in); // ops_texture.cpp
+// ops_matrix.cpp: the instruction's MatrixOp is Program::matrix_ops[in.aux]
+Handler select_matrix(const DecodeRequest& r, const MatrixOp& op, Inst& in);
 // The synthetic instruction that ends every function (ops_control.cpp).
 Handler select_function_end(Inst& in);
 
