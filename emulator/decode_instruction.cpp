@@ -20,6 +20,7 @@ using ptx::Opcode;
 Family family_of(Opcode op, const Operands& ops) {
     if (ptx::properties(op).group == ptx::Group::WarpExchange) return Family::Warp;
     if (ptx::properties(op).group == ptx::Group::Matrix) return Family::Matrix;
+    if (op == Opcode::Cp) return Family::Async;
     switch (op) {
     case Opcode::Bra:
     case Opcode::Brx:
@@ -216,6 +217,8 @@ Handler select(Family family, const DecodeRequest& r, const Program& program, In
         return select_texture(r, in);
     case Family::Warp:
         return select_warp(r, in);
+    case Family::Async:
+        return select_async(r, in);
     case Family::Matrix:
         return in.aux == kNone ? nullptr : select_matrix(r, program.matrix_ops[in.aux], in);
     case Family::Alu:
@@ -276,6 +279,8 @@ Error FunctionDecoder::operands(Family family, const Operands& ops, DecodeReques
         return warp_operands(ops, r, in);
     case Family::Matrix:
         return matrix_operands(ops, r, in);
+    case Family::Async:
+        return async_operands(ops, r, in);
     case Family::None:
         break;
     }

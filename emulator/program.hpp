@@ -166,7 +166,8 @@ struct Program {
     std::vector<BlockInfo> blocks;
     std::vector<std::vector<uint32_t>> jump_tables; // brx.idx targets (pcs)
     std::vector<CallSite> calls;
-    std::vector<MatrixOp> matrix_ops; // wmma, mma, ldmatrix, stmatrix, movmatrix (Inst::aux)
+    std::vector<MatrixOp> matrix_ops;   // wmma, mma, ldmatrix, stmatrix, movmatrix (Inst::aux)
+    std::vector<Addr> source_addresses; // cp.async: the source (Inst::aux)
     uint32_t static_shared_bytes = 0;
     uint32_t dynamic_shared_offset = 0; // where extern .shared arrays start
     uint32_t target_sm = 0;             // .target sm_XY of the PTX as XY

@@ -38,6 +38,7 @@ Handler select_memory(const DecodeRequest& r, Inst& in);  // ops_memory.cpp
 Handler select_warp(const DecodeRequest& r, Inst& in);    // ops_warp.cpp
 Handler select_control(const DecodeRequest& r, Inst& in); // ops_control.cpp
 Handler select_texture(const DecodeRequest& r, Inst& in); // ops_texture.cpp
+Handler select_async(const DecodeRequest& r, Inst& in);   // ops_async.cpp: cp.async
 // ops_matrix.cpp: the instruction's MatrixOp is Program::matrix_ops[in.aux]
 Handler select_matrix(const DecodeRequest& r, const MatrixOp& op, Inst& in);
 // The synthetic instruction that ends every function (ops_control.cpp).

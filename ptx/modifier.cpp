@@ -145,6 +145,14 @@ constexpr SpellingTable<Modifier, kModifierCount> kModifiers{{{
     {".m16n16k16", Modifier::M16n16k16},
     {".m32n8k16", Modifier::M32n8k16},
     {".m8n32k16", Modifier::M8n32k16},
+    {".async", Modifier::Async},
+    {".bulk", Modifier::Bulk},
+    {".ca", Modifier::Ca},
+    {".cg", Modifier::Cg},
+    {".commit_group", Modifier::CommitGroup},
+    {".wait_group", Modifier::WaitGroup},
+    {".wait_all", Modifier::WaitAll},
+    {".L2::cache_hint", Modifier::CacheHint},
 }}};
 
 } // namespace

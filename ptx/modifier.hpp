@@ -155,9 +155,18 @@ enum class Modifier : uint8_t {
     M16n16k16,
     M32n8k16,
     M8n32k16,
+    // asynchronous copies (cp.async): the form, cache levels, groups, the cache-policy operand
+    Async,
+    Bulk,
+    Ca,
+    Cg,
+    CommitGroup,
+    WaitGroup,
+    WaitAll,
+    CacheHint,
 };
 
-inline constexpr std::size_t kModifierCount = std::size_t(Modifier::M8n32k16) + 1;
+inline constexpr std::size_t kModifierCount = std::size_t(Modifier::CacheHint) + 1;
 
 std::optional<Comparison> comparison_from(std::string_view spelling); // ".lt" -> Comparison::Lt
 std::optional<Rounding> rounding_from(std::string_view spelling);     // ".rz" -> Rounding::Rz
