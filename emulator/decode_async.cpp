@@ -1,6 +1,8 @@
 // Operands of the asynchronous copies (ops_async.cpp): cp.async's shared destination and global
 // source addresses (the source in Program::source_addresses, Inst::aux), its copy size, and the
-// optional source size or ignore-src predicate; wait_group's group count.
+// optional source size or ignore-src predicate; wait_group's group count. Operands of mbarrier
+// (ops_mbarrier.cpp): a destination (state or predicate, or the sink) before the barrier's
+// address, sources (count, state, parity, time hint) after it.
 #include "emulator/decode.hpp"
 #include "emulator/function_decoder.hpp"
 
@@ -13,7 +15,23 @@ using OK = ptx::Operand::Kind;
 
 } // namespace
 
+Error FunctionDecoder::mbarrier_operands(const Operands& ops, Inst& in) const {
+    size_t at = 0;
+    while (at < ops.size() && ops[at].kind != OK::Address)
+        ++at;
+    if (at == ops.size() || at > 1) return {}; // a form select_mbarrier() refuses
+    if (at == 1) {
+        in.nd = 1;
+        if (Error e = dest(ops[0], in.d[0])) return e;
+    }
+    if (Error e = address(ops[at], in.addr)) return e;
+    for (size_t i = at + 1; i < ops.size() && in.ns < 2; ++i)
+        if (Error e = source(ops[i], Ty::U64, in.s[in.ns++])) return e;
+    return {};
+}
+
 Error FunctionDecoder::async_operands(const Operands& ops, const DecodeRequest& r, Inst& in) {
+    if (r.op == ptx::Opcode::Mbarrier) return mbarrier_operands(ops, in);
     // Forms select_async() refuses: bulk copies, cache policies, a destination in the cluster.
     if (!r.has(Modifier::Async) || r.has(Modifier::Bulk) || r.has(Modifier::CacheHint) ||
         r.has(Modifier::SharedCluster))

@@ -20,7 +20,7 @@ using ptx::Opcode;
 Family family_of(Opcode op, const Operands& ops) {
     if (ptx::properties(op).group == ptx::Group::WarpExchange) return Family::Warp;
     if (ptx::properties(op).group == ptx::Group::Matrix) return Family::Matrix;
-    if (op == Opcode::Cp) return Family::Async;
+    if (op == Opcode::Cp || op == Opcode::Mbarrier) return Family::Async;
     switch (op) {
     case Opcode::Bra:
     case Opcode::Brx:
@@ -218,7 +218,7 @@ Handler select(Family family, const DecodeRequest& r, const Program& program, In
     case Family::Warp:
         return select_warp(r, in);
     case Family::Async:
-        return select_async(r, in);
+        return r.op == Opcode::Mbarrier ? select_mbarrier(r, in) : select_async(r, in);
     case Family::Matrix:
         return in.aux == kNone ? nullptr : select_matrix(r, program.matrix_ops[in.aux], in);
     case Family::Alu:

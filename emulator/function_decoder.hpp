@@ -118,6 +118,7 @@ private:
     Error fragment(const ptx::Operand& op, std::vector<uint32_t>& regs) const;
     // decode_async.cpp: cp.async's source goes to Program::source_addresses (Inst::aux)
     Error async_operands(const Operands& ops, const DecodeRequest& r, Inst& in);
+    Error mbarrier_operands(const Operands& ops, Inst& in) const;
 
     // decode_control.cpp
     Error branch(const Operands& ops);

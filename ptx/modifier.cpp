@@ -153,6 +153,16 @@ constexpr SpellingTable<Modifier, kModifierCount> kModifiers{{{
     {".wait_group", Modifier::WaitGroup},
     {".wait_all", Modifier::WaitAll},
     {".L2::cache_hint", Modifier::CacheHint},
+    {".init", Modifier::Init},
+    {".arrive_drop", Modifier::ArriveDrop},
+    {".test_wait", Modifier::TestWait},
+    {".try_wait", Modifier::TryWait},
+    {".parity", Modifier::Parity},
+    {".inval", Modifier::Inval},
+    {".pending_count", Modifier::PendingCount},
+    {".expect_tx", Modifier::ExpectTx},
+    {".complete_tx", Modifier::CompleteTx},
+    {".noComplete", Modifier::NoComplete},
 }}};
 
 } // namespace

@@ -164,9 +164,20 @@ enum class Modifier : uint8_t {
     WaitGroup,
     WaitAll,
     CacheHint,
+    // mbarrier operations and the forms the emulator does not model
+    Init,
+    ArriveDrop,
+    TestWait,
+    TryWait,
+    Parity,
+    Inval,
+    PendingCount,
+    ExpectTx,
+    CompleteTx,
+    NoComplete,
 };
 
-inline constexpr std::size_t kModifierCount = std::size_t(Modifier::CacheHint) + 1;
+inline constexpr std::size_t kModifierCount = std::size_t(Modifier::NoComplete) + 1;
 
 std::optional<Comparison> comparison_from(std::string_view spelling); // ".lt" -> Comparison::Lt
 std::optional<Rounding> rounding_from(std::string_view spelling);     // ".rz" -> Rounding::Rz

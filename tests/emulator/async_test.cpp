@@ -1,6 +1,7 @@
-// Asynchronous copies (cp.async with commit and wait groups) in nvcc-built kernels
+// Asynchronous copies (cp.async with commit and wait groups) and mbarrier in nvcc-built kernels
 // (data/async_kernels.cu): a two-stage pipeline against a host computation, 16-byte copies whose
-// source size leaves zeros; bulk copies and mbarrier-completed copies are refused.
+// source size leaves zeros, a cuda::barrier between phases; mbarrier's phases, counts and parity
+// in hand-written PTX; bulk copies, mbarrier-completed copies and transaction counts are refused.
 #include "helpers.hpp"
 
 using namespace emu_test;
@@ -86,4 +87,102 @@ TEST_CASE("cp.async.bulk and cp.async.mbarrier.arrive are refused as unsupported
         CHECK(e.code == ErrorCode::Unsupported);
         CHECK_THAT(e.message, Catch::Contains("unsupported instruction " + std::string(spelling)));
     }
+}
+
+TEST_CASE("mbarrier: a cuda::barrier separates the phases of a block") {
+    Fixture& fx = kernels();
+    const uint32_t n = 96;
+    auto pout = fx.upload(std::vector<int>(n, -1));
+    auto e = fx.run("barrier_phases", {1, 1, 1}, {n, 1, 1}, Params().add(pout));
+    INFO(e.message);
+    REQUIRE(e.ok());
+    auto out = fx.download<int>(pout, n);
+    for (uint32_t t = 0; t < n; ++t) // slot t - 1 holds slots[t] + 1 = 3t + 1
+        CHECK(out[t] == int(t * 3 + 1));
+}
+
+TEST_CASE("mbarrier: arrival counts, arrive_drop, test_wait and try_wait.parity") {
+    // One warp, lanes acting in lane order. Phase 0 expects 40: 32 single arrivals leave it
+    // incomplete, lane 0's arrival with count 8 completes it (waits on the first token and on
+    // parity 0 succeed, on parity 1 not). Phase 1: lanes 0-7 arrive_drop, lanes 8-31 and lane 0
+    // (count 8) arrive: 40 of 40, and later phases expect 32. Phase 2: lanes 8-31 arrive and
+    // lane 8 once more with count 8: 32 of 32, complete only if the drops took effect.
+    const char* ptx = R"(
+.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry phases(.param .u64 out)
+{
+    .shared .align 8 .b64 bar;
+    .reg .pred %p<10>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %laneid;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 mbarrier.init.shared.b64 [bar], 40;
+    bar.warp.sync -1;
+    mbarrier.arrive.shared.b64 %rd2, [bar];
+    mbarrier.test_wait.shared.b64 %p2, [bar], %rd2;
+    @%p1 mbarrier.arrive.shared.b64 _, [bar], 8;
+    mbarrier.test_wait.shared.b64 %p3, [bar], %rd2;
+    mbarrier.try_wait.parity.shared.b64 %p4, [bar], 0;
+    mbarrier.try_wait.parity.shared.b64 %p5, [bar], 1;
+    setp.lt.u32 %p6, %r1, 8;
+    @%p6 mbarrier.arrive_drop.shared.b64 _, [bar];
+    @!%p6 mbarrier.arrive.shared.b64 _, [bar];
+    @%p1 mbarrier.arrive.shared.b64 _, [bar], 8;
+    mov.u64 %rd3, 0;
+    @!%p6 mbarrier.arrive.shared.b64 %rd3, [bar];
+    setp.eq.u32 %p8, %r1, 8;
+    @%p8 mbarrier.arrive.shared.b64 _, [bar], 8;
+    @!%p6 mbarrier.test_wait.shared.b64 %p7, [bar], %rd3;
+    @%p6 mbarrier.test_wait.parity.shared.b64 %p7, [bar], 0;
+    selp.u32 %r2, 1, 0, %p2;
+    selp.u32 %r3, 2, 0, %p3;
+    add.u32 %r2, %r2, %r3;
+    selp.u32 %r3, 4, 0, %p4;
+    add.u32 %r2, %r2, %r3;
+    selp.u32 %r3, 8, 0, %p5;
+    add.u32 %r2, %r2, %r3;
+    selp.u32 %r3, 16, 0, %p7;
+    add.u32 %r2, %r2, %r3;
+    mul.wide.u32 %rd4, %r1, 4;
+    add.u64 %rd5, %rd1, %rd4;
+    st.global.u32 [%rd5], %r2;
+    @%p1 mbarrier.inval.shared.b64 [bar];
+    ret;
+}
+)";
+    Fixture fx(ptx);
+    auto pout = fx.upload(std::vector<uint32_t>(32, 0xffff));
+    auto e = fx.run("phases", {1, 1, 1}, {32, 1, 1}, Params().add(pout));
+    INFO(e.message);
+    REQUIRE(e.ok());
+    auto out = fx.download<uint32_t>(pout, 32);
+    for (unsigned l = 0; l < 32; ++l) {
+        INFO("lane " << l);
+        CHECK(out[l] == (2u | 4u | 16u));
+    }
+}
+
+TEST_CASE("mbarrier transaction counts are refused as unsupported") {
+    const char* ptx = R"(
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry tx(.param .u64 in)
+{
+    .shared .align 8 .b64 bar;
+    .reg .b64 %rd<3>;
+    mbarrier.arrive.expect_tx.shared.b64 %rd1, [bar], 64;
+    ret;
+}
+)";
+    Fixture fx(ptx);
+    uint64_t p = 0;
+    auto e = fx.run("tx", {1, 1, 1}, {32, 1, 1}, Params().add(p));
+    CHECK(e.code == ErrorCode::Unsupported);
+    CHECK_THAT(e.message,
+               Catch::Contains("unsupported instruction 'mbarrier.arrive.expect_tx.shared.b64'"));
 }

@@ -321,7 +321,7 @@ TEST_CASE("instructions it does not run are refused as unsupported, naming the i
 .visible .entry barrier_object()
 {
     .shared .align 8 .b64 bar;
-    mbarrier.init.shared.b64 [bar], 32;
+    mbarrier.expect_tx.shared.b64 [bar], 32;
     ret;
 }
 .visible .entry matrix()
@@ -332,7 +332,7 @@ TEST_CASE("instructions it does not run are refused as unsupported, naming the i
 )";
     Fixture fx(ptx);
     for (const auto& [kernel, spelling] : {std::pair{"redux", "'redux.sync.max.f32'"},
-                                           {"barrier_object", "'mbarrier.init.shared.b64'"},
+                                           {"barrier_object", "'mbarrier.expect_tx.shared.b64'"},
                                            {"matrix", "'wgmma.fence.sync.aligned'"}}) {
         INFO(kernel);
         const auto e = fx.run(kernel, {1}, {32}, Params());

@@ -37,3 +37,24 @@ extern "C" __global__ void zero_fill(const int4* in, int4* out, int keep) {
     __syncthreads();
     out[t] = buf[t];
 }
+
+// A block-wide cuda::barrier (mbarrier in shared memory) between two phases: each thread writes
+// its slot, waits, reads its neighbour's, waits again, and writes it back shifted.
+#include <cuda/barrier>
+
+#pragma nv_diag_suppress static_var_with_dynamic_init
+
+extern "C" __global__ void barrier_phases(int* out) {
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    __shared__ int slots[128];
+    const int t = threadIdx.x, n = blockDim.x;
+    if (t == 0) init(&bar, n);
+    __syncthreads();
+    slots[t] = t * 3;
+    bar.arrive_and_wait();
+    const int right = slots[(t + 1) % n];
+    bar.arrive_and_wait();
+    slots[t] = right + 1;
+    bar.arrive_and_wait();
+    out[t] = slots[(t + n - 1) % n];
+}
