@@ -1,5 +1,7 @@
 // redux.sync (add, min, max on .u32/.s32; and, or, xor on .b32) over full and partial member
-// masks, elect.sync (leader lane and predicate), and the refusal of the .f32 redux forms.
+// masks, hand-written and as nvcc emits it for __reduce_*_sync and cg::reduce
+// (data/collective_kernels.cu), elect.sync (leader lane and predicate), and the refusal of the
+// .f32 redux forms.
 #include "helpers.hpp"
 
 #include <algorithm>
@@ -167,4 +169,45 @@ TEST_CASE("redux.sync on .f32 is refused as unsupported") {
     INFO(e.message);
     CHECK(e.code == ErrorCode::Unsupported);
     CHECK(e.message.find("unsupported instruction 'redux.sync.min.f32'") != std::string::npos);
+}
+
+TEST_CASE("__reduce_*_sync and cg::reduce, nvcc-built, on the strict emulator") {
+    cfr::emu::DeviceOptions o;
+    o.strict_convergence = true;
+    Fixture f(read_data("collective_kernels_sm80.ptx"), o);
+    const uint32_t threads = 64;
+    std::vector<uint32_t> in(threads);
+    for (uint32_t t = 0; t < threads; ++t)
+        in[t] = (t * 2246822519u) ^ (t % 3 ? 0x80000000u : 0u);
+    auto din = f.upload(in);
+    for (int n : {32, 7}) {
+        auto dout = f.upload(std::vector<uint32_t>(threads * 11, 0xdeadbeef));
+        auto e =
+            f.run("reduce_sync", {1, 1, 1}, {threads, 1, 1}, Params().add(din).add(dout).add(n));
+        INFO(e.message);
+        REQUIRE(e.ok());
+        auto out = f.download<uint32_t>(dout, threads * 11);
+        for (uint32_t w = 0; w < threads / 32; ++w) {
+            Expected x;
+            for (int l = 0; l < n; ++l) {
+                const uint32_t v = in[w * 32 + uint32_t(l)];
+                x.add += v;
+                x.minu = std::min(x.minu, v);
+                x.maxu = std::max(x.maxu, v);
+                x.mins = std::min(x.mins, int32_t(v));
+                x.maxs = std::max(x.maxs, int32_t(v));
+                x.and_ &= v;
+                x.or_ |= v;
+                x.xor_ ^= v;
+            }
+            const uint32_t expect[11] = {
+                x.add, x.minu, x.maxu, uint32_t(x.mins), uint32_t(x.maxs), x.and_,
+                x.or_, x.xor_, x.add,  x.minu,           uint32_t(x.maxs)};
+            for (uint32_t l = 0; l < 32; ++l)
+                for (unsigned k = 0; k < 11; ++k) {
+                    INFO("n " << n << " warp " << w << " lane " << l << " result " << k);
+                    CHECK(out[(w * 32 + l) * 11 + k] == (int(l) < n ? expect[k] : 0xdeadbeefu));
+                }
+        }
+    }
 }
