@@ -212,6 +212,64 @@ TEST_CASE("wmma load, mma and store in every modelled shape and type") {
     check_product<uint8_t, int32_t>("wmma_u8_32x8x16", 32, 8, 16, true);
     check_product<float, float>("wmma_tf32_16x16x8", 16, 16, 8, true);
     check_product<double, double>("wmma_f64_8x8x4", 8, 8, 4, true);
+    check_product<int8_t, int32_t>("wmma_s8_8x32x16", 8, 32, 16, true);
+    check_product<uint8_t, int32_t>("wmma_u8_16x16x16", 16, 16, 16, true);
+    check_product<Half, Half>("wmma_f16_f16_32x8x16", 32, 8, 16, true);
+}
+
+TEST_CASE("wmma with column-major A, C and D, and row-major B") {
+    Fixture& fx = kernels();
+    std::vector<Half> a(256), b(256);
+    std::vector<float> c(256);
+    const auto ha = [](int m, int k) { return (m * 3 + k * 5) % 7 - 3; };
+    const auto hb = [](int k, int n) { return (k * 2 + n) % 5 - 2; };
+    const auto hc = [](int m, int n) { return (m + 2 * n) % 9 - 4; };
+    for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) {
+            a[j * 16 + i] = enc<Half>(ha(i, j)); // A(m = i, k = j), column-major
+            b[i * 16 + j] = enc<Half>(hb(i, j)); // B(k = i, n = j), row-major
+            c[j * 16 + i] = float(hc(i, j));     // C(m = i, n = j), column-major
+        }
+    auto pa = fx.upload(a), pb = fx.upload(b), pc = fx.upload(c);
+    auto pd = fx.upload(std::vector<float>(256, -999));
+    auto e =
+        fx.run("wmma_col_major", {1, 1, 1}, {32, 1, 1}, Params().add(pa).add(pb).add(pc).add(pd));
+    INFO(e.message);
+    REQUIRE(e.ok());
+    auto d = fx.download<float>(pd, 256);
+    for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) {
+            int expect = hc(i, j);
+            for (int k = 0; k < 16; ++k)
+                expect += ha(i, k) * hb(k, j);
+            INFO(i << "," << j);
+            REQUIRE(d[j * 16 + i] == float(expect));
+        }
+}
+
+TEST_CASE("wmma .satfinite clamps s32 results; without it they wrap") {
+    Fixture& fx = kernels();
+    // A = B = all 8 (s8): every product sums to 16 * 64 = 1024; C near both ends of the range.
+    auto pa = fx.upload(std::vector<int8_t>(256, 8));
+    std::vector<int32_t> c(256);
+    for (size_t i = 0; i < c.size(); ++i)
+        c[i] = i % 2 ? INT32_MAX - 100 : 5;
+    auto pc = fx.upload(c);
+    for (const char* kernel : {"wmma_s8_satfinite", "wmma_s8_16x16x16"}) {
+        INFO(kernel);
+        auto pd = fx.upload(std::vector<int32_t>(256, 0));
+        auto e = fx.run(kernel, {1, 1, 1}, {32, 1, 1}, Params().add(pa).add(pa).add(pc).add(pd));
+        INFO(e.message);
+        REQUIRE(e.ok());
+        auto d = fx.download<int32_t>(pd, 256);
+        const bool sat = std::string(kernel) == "wmma_s8_satfinite";
+        for (size_t i = 0; i < d.size(); ++i) {
+            const int64_t sum = int64_t(c[i]) + 1024;
+            const int32_t expect =
+                sat ? int32_t(std::min<int64_t>(sum, INT32_MAX)) : int32_t(uint32_t(uint64_t(sum)));
+            CHECK(d[i] == expect);
+        }
+    }
 }
 
 TEST_CASE("a tiled wmma GEMM scales its accumulators element by element") {

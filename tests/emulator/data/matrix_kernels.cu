@@ -284,3 +284,42 @@ extern "C" __global__ void wmma_divergent(const half* a, const half* b, float* c
         wmma::store_matrix_sync(c, acc, 16, wmma::mem_row_major);
     }
 }
+
+// More layouts and types: s8 in m8n32k16, u8 in m16n16k16, f16 accumulators in m32n8k16.
+extern "C" __global__ void wmma_s8_8x32x16(const signed char* a, const signed char* b,
+                                           const int* c, int* d) {
+    wmma_tile<signed char, int, 8, 32, 16>(a, b, c, d);
+}
+extern "C" __global__ void wmma_u8_16x16x16(const unsigned char* a, const unsigned char* b,
+                                            const int* c, int* d) {
+    wmma_tile<unsigned char, int, 16, 16, 16>(a, b, c, d);
+}
+extern "C" __global__ void wmma_f16_f16_32x8x16(const half* a, const half* b, const half* c,
+                                                half* d) {
+    wmma_tile<half, half, 32, 8, 16>(a, b, c, d);
+}
+
+// Column-major A, row-major B, C loaded and D stored column-major (16 x 16 x 16, f16 -> f32).
+extern "C" __global__ void wmma_col_major(const half* a, const half* b, const float* c, float* d) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::col_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::load_matrix_sync(fc, c, 16, wmma::mem_col_major);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(d, fc, 16, wmma::mem_col_major);
+}
+
+// s8 with saturation: D = A x B + C clamped to the int range.
+extern "C" __global__ void wmma_s8_satfinite(const signed char* a, const signed char* b,
+                                             const int* c, int* d) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, int> fc;
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::load_matrix_sync(fc, c, 16, wmma::mem_row_major);
+    wmma::mma_sync(fc, fa, fb, fc, true);
+    wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);
+}
