@@ -1,6 +1,7 @@
 // Operands of the asynchronous copies (ops_async.cpp): cp.async's shared destination and global
 // source addresses (the source in Program::source_addresses, Inst::aux), its copy size, and the
-// optional source size or ignore-src predicate; wait_group's group count. Operands of mbarrier
+// optional source size or ignore-src predicate; wait_group's group count; the barrier of
+// cp.async.mbarrier.arrive. Operands of mbarrier
 // (ops_mbarrier.cpp): a destination (state or predicate, or the sink) before the barrier's
 // address, sources (count, state, parity, time hint) after it.
 #include "emulator/decode.hpp"
@@ -37,6 +38,10 @@ Error FunctionDecoder::async_operands(const Operands& ops, const DecodeRequest& 
         r.has(Modifier::SharedCluster))
         return {};
     if (r.has(Modifier::CommitGroup) || r.has(Modifier::WaitAll)) return {};
+    if (r.has(Modifier::Arrive)) { // cp.async.mbarrier.arrive[.noinc] [mbarrier]
+        if (ops.size() != 1) return invalid("wrong number of operands");
+        return address(ops[0], in.addr);
+    }
     if (r.has(Modifier::WaitGroup)) {
         if (ops.size() != 1) return invalid("wrong number of operands");
         in.ns = 1;

@@ -4,8 +4,9 @@
 // PTX only guarantees its completion at the wait, so completing it at once is one of the
 // executions the hardware may show (the data a thread reads from the destination before waiting,
 // or a source changed before the wait, are races the program may not rely on). The commits and
-// waits therefore have nothing left to do. cp.async.bulk, cp.reduce.async.bulk, cache policies,
-// cp.async.mbarrier.arrive and a destination in the cluster are refused.
+// waits therefore have nothing left to do, and cp.async.mbarrier.arrive finds the copies done
+// (ops_mbarrier.cpp). cp.async.bulk, cp.reduce.async.bulk, cache policies and a destination in
+// the cluster are refused.
 #include "emulator/engine.hpp"
 #include "emulator/select.hpp"
 
@@ -60,8 +61,9 @@ void nop_h(Exec&, const Inst&) {}
 
 Handler select_async(const DecodeRequest& r, Inst& in) {
     if (r.op != ptx::Opcode::Cp || !r.has(Modifier::Async) || r.has(Modifier::Bulk) ||
-        r.has(Modifier::CacheHint) || r.has(Modifier::SharedCluster) || r.has(Modifier::Arrive))
+        r.has(Modifier::CacheHint) || r.has(Modifier::SharedCluster))
         return nullptr;
+    if (r.has(Modifier::Arrive)) return select_async_arrive(r, in);
     if (r.has(Modifier::CommitGroup) || r.has(Modifier::WaitAll))
         return in.ns == 0 && in.nd == 0 ? nop_h : nullptr;
     if (r.has(Modifier::WaitGroup)) return in.ns == 1 ? nop_h : nullptr;

@@ -5,7 +5,10 @@
 // state token that arrive returns is the object as the arriving thread found it; its phase has
 // completed when the object's parity differs from the token's. try_wait returns at once: PTX
 // lets it return false before its time limit, and the program loops. Lanes act one after the
-// other in lane order. Transaction counts (expect_tx, complete_tx), noComplete arrivals,
+// other in lane order. cp.async.mbarrier.arrive: the copies complete when they issue
+// (ops_async.cpp), so the arrive-on they trigger happens at once: with .noinc it is an arrival;
+// without, the pending count it first raises by one falls back, and nothing changes (the object
+// must still be there). Transaction counts (expect_tx, complete_tx), noComplete arrivals,
 // pending_count and cluster scope are refused.
 #include "emulator/engine.hpp"
 #include "emulator/select.hpp"
@@ -19,7 +22,7 @@ namespace {
 
 using ptx::Modifier;
 
-enum class MbarrierOp : uint8_t { Init, Arrive, ArriveDrop, Wait, WaitParity, Inval };
+enum class MbarrierOp : uint8_t { Init, Arrive, ArriveDrop, Wait, WaitParity, Inval, Touch };
 
 constexpr uint64_t kCountMask = (uint64_t(1) << 20) - 1;
 constexpr uint64_t kPhaseBit = uint64_t(1) << 63;
@@ -78,6 +81,8 @@ void mbarrier_h(Exec& x, const Inst& in) {
         case MbarrierOp::Inval:
             v = 0;
             break;
+        case MbarrierOp::Touch:
+            break;
         }
         if (v != old) {
             std::memcpy(p, &v, 8);
@@ -107,6 +112,14 @@ Handler select_mbarrier(const DecodeRequest& r, Inst& in) {
     } else {
         return nullptr;
     }
+    return mbarrier_h;
+}
+
+Handler select_async_arrive(const DecodeRequest& r, Inst& in) {
+    const bool shared = r.has(Modifier::Shared) || r.has(Modifier::SharedCta);
+    if (in.t != Ty::B64 || in.nd != 0 || in.ns != 0 || !(shared || !r.has(Modifier::Global)))
+        return nullptr;
+    in.set_mode(r.has(Modifier::Noinc) ? MbarrierOp::Arrive : MbarrierOp::Touch);
     return mbarrier_h;
 }
 

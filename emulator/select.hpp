@@ -40,6 +40,7 @@ Handler select_control(const DecodeRequest& r, Inst& in);  // ops_control.cpp
 Handler select_texture(const DecodeRequest& r, Inst& in);  // ops_texture.cpp
 Handler select_async(const DecodeRequest& r, Inst& in);    // ops_async.cpp: cp.async
 Handler select_mbarrier(const DecodeRequest& r, Inst& in); // ops_mbarrier.cpp
+Handler select_async_arrive(const DecodeRequest& r, Inst& in); // cp.async.mbarrier.arrive: ditto
 // ops_matrix.cpp: the instruction's MatrixOp is Program::matrix_ops[in.aux]
 Handler select_matrix(const DecodeRequest& r, const MatrixOp& op, Inst& in);
 // The synthetic instruction that ends every function (ops_control.cpp).

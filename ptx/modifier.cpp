@@ -163,6 +163,7 @@ constexpr SpellingTable<Modifier, kModifierCount> kModifiers{{{
     {".expect_tx", Modifier::ExpectTx},
     {".complete_tx", Modifier::CompleteTx},
     {".noComplete", Modifier::NoComplete},
+    {".noinc", Modifier::Noinc},
 }}};
 
 } // namespace

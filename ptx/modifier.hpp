@@ -175,9 +175,10 @@ enum class Modifier : uint8_t {
     ExpectTx,
     CompleteTx,
     NoComplete,
+    Noinc,
 };
 
-inline constexpr std::size_t kModifierCount = std::size_t(Modifier::NoComplete) + 1;
+inline constexpr std::size_t kModifierCount = std::size_t(Modifier::Noinc) + 1;
 
 std::optional<Comparison> comparison_from(std::string_view spelling); // ".lt" -> Comparison::Lt
 std::optional<Rounding> rounding_from(std::string_view spelling);     // ".rz" -> Rounding::Rz

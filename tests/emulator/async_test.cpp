@@ -1,7 +1,8 @@
 // Asynchronous copies (cp.async with commit and wait groups) and mbarrier in nvcc-built kernels
 // (data/async_kernels.cu): a two-stage pipeline against a host computation, 16-byte copies whose
 // source size leaves zeros, a cuda::barrier between phases; mbarrier's phases, counts and parity
-// in hand-written PTX; bulk copies, mbarrier-completed copies and transaction counts are refused.
+// in hand-written PTX, cuda::memcpy_async through a cuda::barrier, cp.async.mbarrier.arrive with
+// and without .noinc; bulk copies and transaction counts are refused.
 #include "helpers.hpp"
 
 using namespace emu_test;
@@ -56,7 +57,7 @@ TEST_CASE("cp.async: a source size below the copy size fills with zeros") {
     }
 }
 
-TEST_CASE("cp.async.bulk and cp.async.mbarrier.arrive are refused as unsupported") {
+TEST_CASE("cp.async.bulk is refused as unsupported") {
     const char* ptx = R"(
 .version 8.0
 .target sm_90
@@ -70,23 +71,70 @@ TEST_CASE("cp.async.bulk and cp.async.mbarrier.arrive are refused as unsupported
     cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [buf], [%rd1], 64, [bar];
     ret;
 }
-.visible .entry arrive(.param .u64 in)
+)";
+    Fixture fx(ptx);
+    uint64_t p = 0;
+    auto e = fx.run("bulk", {1, 1, 1}, {32, 1, 1}, Params().add(p));
+    CHECK(e.code == ErrorCode::Unsupported);
+    CHECK_THAT(
+        e.message,
+        Catch::Contains("unsupported instruction "
+                        "'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes'"));
+}
+
+TEST_CASE("cuda::memcpy_async completed through a cuda::barrier") {
+    Fixture& fx = kernels();
+    std::vector<int> in(128);
+    for (int i = 0; i < 128; ++i)
+        in[i] = i * 7 - 300;
+    auto pin = fx.upload(in), pout = fx.upload(std::vector<int>(128, 0));
+    auto e = fx.run("memcpy_async_barrier", {1, 1, 1}, {128, 1, 1}, Params().add(pin).add(pout));
+    INFO(e.message);
+    REQUIRE(e.ok());
+    auto out = fx.download<int>(pout, 128);
+    for (int t = 0; t < 128; ++t)
+        CHECK(out[t] == in[(t + 1) % 128] + 1);
+}
+
+TEST_CASE("cp.async.mbarrier.arrive.noinc is an arrival; without .noinc it changes nothing") {
+    // The barrier expects 2 arrivals: two plain async arrivals leave it pending, the .noinc ones
+    // of lanes 0 and 1 complete the phase.
+    const char* ptx = R"(
+.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry async_arrive(.param .u64 out)
 {
     .shared .align 8 .b64 bar;
-    cp.async.mbarrier.arrive.shared.b64 [bar];
+    .reg .pred %p<6>;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %laneid;
+    setp.eq.u32 %p1, %r1, 0;
+    setp.lt.u32 %p2, %r1, 2;
+    @%p1 mbarrier.init.shared.b64 [bar], 2;
+    bar.warp.sync -1;
+    @%p2 cp.async.mbarrier.arrive.shared.b64 [bar];
+    mbarrier.test_wait.parity.shared.b64 %p3, [bar], 0;
+    @%p2 cp.async.mbarrier.arrive.noinc.shared.b64 [bar];
+    mbarrier.test_wait.parity.shared.b64 %p4, [bar], 0;
+    selp.u32 %r2, 1, 0, %p3;
+    selp.u32 %r3, 2, 0, %p4;
+    add.u32 %r2, %r2, %r3;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
     ret;
 }
 )";
     Fixture fx(ptx);
-    for (const auto& [kernel, spelling] :
-         {std::pair{"bulk", "'cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes'"},
-          {"arrive", "'cp.async.mbarrier.arrive.shared.b64'"}}) {
-        INFO(kernel);
-        uint64_t p = 0;
-        auto e = fx.run(kernel, {1, 1, 1}, {32, 1, 1}, Params().add(p));
-        CHECK(e.code == ErrorCode::Unsupported);
-        CHECK_THAT(e.message, Catch::Contains("unsupported instruction " + std::string(spelling)));
-    }
+    auto pout = fx.upload(std::vector<uint32_t>(32, 0xffff));
+    auto e = fx.run("async_arrive", {1, 1, 1}, {32, 1, 1}, Params().add(pout));
+    INFO(e.message);
+    REQUIRE(e.ok());
+    for (uint32_t v : fx.download<uint32_t>(pout, 32))
+        CHECK(v == 2u);
 }
 
 TEST_CASE("mbarrier: a cuda::barrier separates the phases of a block") {

@@ -58,3 +58,19 @@ extern "C" __global__ void barrier_phases(int* out) {
     bar.arrive_and_wait();
     out[t] = slots[(t + n - 1) % n];
 }
+
+// cuda::memcpy_async of a block's tile into shared memory, completed through a cuda::barrier
+// (cp.async, cp.async.mbarrier.arrive, mbarrier); out[t] = in[(t + 1) % 128] + 1.
+#include <cooperative_groups.h>
+
+extern "C" __global__ void memcpy_async_barrier(const int* in, int* out) {
+    namespace cg = cooperative_groups;
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    __shared__ int buf[128];
+    auto block = cg::this_thread_block();
+    if (block.thread_rank() == 0) init(&bar, block.size());
+    block.sync();
+    cuda::memcpy_async(block, buf, in, sizeof(int) * 128, bar);
+    bar.arrive_and_wait();
+    out[threadIdx.x] = buf[(threadIdx.x + 1) % 128] + 1;
+}
