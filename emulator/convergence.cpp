@@ -10,6 +10,7 @@
 //    the arrival of the other lanes at a different (or the same) barrier instruction, or their
 //    reconvergence with the recorded lanes without arriving, is a violation; their exit is not
 //    (exited threads no longer take part in barriers, sm_70 and later).
+// An instruction whose guard is false in every lane is not executed and not checked.
 // A violation ends the launch with ErrorCode::ConvergenceViolation and one message naming the
 // kernel, the PTX line, the instruction and the lane masks.
 #include "emulator/engine.hpp"
@@ -48,7 +49,7 @@ void check_aligned(const Exec& x, uint32_t pc) {
 }
 
 void check_member_mask(const Exec& x, const Inst& in) {
-    if (!x.mask || in.ns == 0) return;
+    if (in.ns == 0) return;
     const Src& member = in.s[in.ns - 1];
     for_lanes(x.mask, [&](unsigned l) {
         const uint32_t names = uint32_t(rd(x, member, l));
@@ -87,6 +88,7 @@ void check_barrier(const Exec& x) {
 } // namespace
 
 void check_convergence(Exec& x, const Inst& in) {
+    if (!x.mask) return; // no lane executes it (every guard false): nothing to check
     switch (in.convergence) {
     case Convergence::None:
         return;

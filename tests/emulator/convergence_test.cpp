@@ -231,3 +231,29 @@ TEST_CASE("strict: the convergence check is off unless asked for") {
     CHECK(run_strict("bar_by_some_lanes", 64, false).ok());
     CHECK(run_strict("vote_mask_names_exited", 32, false).ok());
 }
+
+TEST_CASE("strict: a convergent instruction no lane executes is not checked") {
+    const char* ptx = R"(
+.version 7.8
+.target sm_80
+.address_size 64
+.visible .entry guarded_off()
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<4>;
+    mov.u32 %r1, %laneid;
+    setp.lt.u32 %p1, %r1, 16;
+    setp.gt.u32 %p2, %r1, 100;
+    @%p1 bra DONE;
+    @%p2 bar.sync 0;
+    @%p2 vote.sync.ballot.b32 %r2, %p1, -1;
+DONE:
+    bar.sync 0;
+    ret;
+}
+)";
+    Fixture f(ptx, strict());
+    auto e = f.run("guarded_off", {1, 1, 1}, {32, 1, 1}, Params());
+    INFO(e.message);
+    CHECK(e.ok());
+}
