@@ -202,6 +202,62 @@ COPY:
     }
 }
 
+TEST_CASE("stmatrix .x1 and .x4 store each lane's pairs at its rows") {
+    const char* ptx = R"(
+.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry stmatrix_x(.param .u64 out, .param .u32 four)
+{
+    .shared .align 16 .b16 s[256];
+    .reg .pred %p<2>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r9, [four];
+    mov.u32 %r1, %laneid;
+    shl.b32 %r2, %r1, 1;
+    add.u32 %r10, %r2, 1;
+    shl.b32 %r10, %r10, 16;
+    or.b32 %r3, %r2, %r10;
+    add.u32 %r4, %r3, 0x00400040;
+    add.u32 %r11, %r4, 0x00400040;
+    add.u32 %r12, %r11, 0x00400040;
+    mov.u32 %r5, s;
+    mad.lo.u32 %r6, %r1, 16, %r5;
+    setp.ne.u32 %p1, %r9, 0;
+    @%p1 bra FOUR;
+    stmatrix.sync.aligned.m8n8.x1.shared.b16 [%r6], {%r3};
+    bra.uni COPY;
+FOUR:
+    stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r6], {%r3, %r4, %r11, %r12};
+COPY:
+    bar.warp.sync -1;
+    shl.b32 %r7, %r1, 4;
+    add.u32 %r8, %r5, %r7;
+    ld.shared.v2.u64 {%rd2, %rd3}, [%r8];
+    cvt.u64.u32 %rd4, %r7;
+    add.u64 %rd4, %rd1, %rd4;
+    st.global.v2.u64 [%rd4], {%rd2, %rd3};
+    ret;
+}
+)";
+    Fixture fx(ptx, strict());
+    for (uint32_t four : {0u, 1u}) {
+        auto out = fx.upload(std::vector<uint16_t>(256, 0xffff));
+        auto e = fx.run("stmatrix_x", {1, 1, 1}, {32, 1, 1}, Params().add(out).add(four));
+        INFO(e.message);
+        REQUIRE(e.ok());
+        auto s = fx.download<uint16_t>(out, 256);
+        // Element (r, c) of matrix q is 64q + 8r + c and lands at row 8q + r: s[i] == i over the
+        // matrices stored.
+        for (unsigned i = 0; i < (four ? 256u : 64u); ++i) {
+            INFO("x" << (four ? 4 : 1) << " element " << i);
+            CHECK(s[i] == i);
+        }
+    }
+}
+
 TEST_CASE("wmma load, mma and store in every modelled shape and type") {
     check_product<Half, float>("wmma_f16_f32_16x16x16", 16, 16, 16, true);
     check_product<Half, float>("wmma_f16_f32_32x8x16", 32, 8, 16, true);
