@@ -1,6 +1,7 @@
 // cvt between integer and floating-point types (f16/bf16 included) with rounding (.rn .rz .rm .rp
 // for floats, .rni .rzi .rmi .rpi to integral values) and saturation. Float-to-integer always
-// saturates to the destination range and maps NaN to 0, as PTX specifies.
+// saturates to the destination range and maps NaN to 0, as PTX specifies. cvt.rna.tf32.f32
+// rounds an f32 to tf32 (10 mantissa bits, the low 13 bits of the result zero).
 #include "emulator/engine.hpp"
 #include "emulator/select.hpp"
 
@@ -289,10 +290,28 @@ void cvt_pack_h(Exec& x, const Inst& in) {
     });
 }
 
+// cvt.rna.tf32.f32 d, a: to nearest, ties away from zero (half a tf32 step added to the
+// magnitude, then truncated; a carry out of the mantissa gives the next binade or infinity). The
+// result of a NaN is not documented: the launch stops rather than guess it.
+void cvt_tf32_h(Exec& x, const Inst& in) {
+    for_lanes(x.mask, [&](unsigned l) {
+        const uint32_t u = uint32_t(rd(x, in.s[0], l));
+        if ((u & 0x7fffffffu) > 0x7f800000u)
+            fault(x, ErrorCode::Unsupported, "cvt.rna.tf32.f32 of a NaN (result not documented)",
+                  int(l));
+        const bool inf = (u & 0x7fffffffu) == 0x7f800000u;
+        wr(x, in.d[0], l, inf ? u : (u + 0x1000u) & 0xffffe000u);
+    });
+}
+
 } // namespace
 
 Handler select_convert(const DecodeRequest& r, Inst& in) {
     if (r.op != ptx::Opcode::Cvt) return nullptr;
+    if (r.has(ptx::Modifier::Tf32)) {
+        const bool plain = in.rnd == Rnd::Rna && !in.sat && !r.has(ptx::Modifier::Relu);
+        return plain && in.t == Ty::F32 && in.t2 == Ty::None && in.ns == 1 ? cvt_tf32_h : nullptr;
+    }
     if ((in.t == Ty::F16x2 || in.t == Ty::BF16x2) && in.t2 == Ty::F32 && in.ns == 2 &&
         (in.rnd == Rnd::Rn || in.rnd == Rnd::None) && !in.sat && !r.has(ptx::Modifier::Satfinite)) {
         in.mode = uint8_t((in.t == Ty::BF16x2 ? PackBrain : 0) |

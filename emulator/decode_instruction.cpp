@@ -19,6 +19,8 @@ using ptx::Opcode;
 // refuses those the emulator does not run.
 Family family_of(Opcode op, const Operands& ops) {
     if (ptx::properties(op).group == ptx::Group::WarpExchange) return Family::Warp;
+    if (ptx::properties(op).group == ptx::Group::Matrix) return Family::Matrix;
+    if (op == Opcode::Cp || op == Opcode::Mbarrier) return Family::Async;
     switch (op) {
     case Opcode::Bra:
     case Opcode::Brx:
@@ -184,6 +186,7 @@ DecodeRequest spell(const ptx::Instruction& ins, Inst& in) {
         if (Ty t = word.type(); t != Ty::None) {
             if (types == 0) in.t = t;
             if (types == 1) in.t2 = t;
+            if (types < 4) r.types[types] = t;
             ++types;
             continue;
         }
@@ -204,7 +207,7 @@ DecodeRequest spell(const ptx::Instruction& ins, Inst& in) {
     return r;
 }
 
-Handler select(Family family, const DecodeRequest& r, Inst& in) {
+Handler select(Family family, const DecodeRequest& r, const Program& program, Inst& in) {
     switch (family) {
     case Family::Control:
         return select_control(r, in);
@@ -214,6 +217,10 @@ Handler select(Family family, const DecodeRequest& r, Inst& in) {
         return select_texture(r, in);
     case Family::Warp:
         return select_warp(r, in);
+    case Family::Async:
+        return r.op == Opcode::Mbarrier ? select_mbarrier(r, in) : select_async(r, in);
+    case Family::Matrix:
+        return in.aux == kNone ? nullptr : select_matrix(r, program.matrix_ops[in.aux], in);
     case Family::Alu:
         if (r.op == Opcode::Cvt) return select_convert(r, in);
         if (Handler h = select_float(r, in)) return h;
@@ -222,6 +229,19 @@ Handler select(Family family, const DecodeRequest& r, Inst& in) {
         break;
     }
     return nullptr;
+}
+
+// What the strict convergence check asks of the instruction (convergence.cpp): bar (but not
+// bar.warp) is barrier.aligned; the .sync warp exchanges and bar.warp.sync carry a member mask;
+// any other .aligned instruction runs with the whole warp.
+Convergence convergence_of(const DecodeRequest& r) {
+    const bool aligned = r.has(Modifier::Aligned);
+    if (r.op == Opcode::Bar)
+        return r.has(Modifier::Warp) ? Convergence::MemberMask : Convergence::Barrier;
+    if (r.op == Opcode::Barrier) return aligned ? Convergence::Barrier : Convergence::None;
+    if (r.has(Modifier::Sync) && ptx::properties(r.op).group == ptx::Group::WarpExchange)
+        return Convergence::MemberMask;
+    return aligned ? Convergence::Aligned : Convergence::None;
 }
 
 // The instruction's opcode and modifiers as written, in quotes: 'setp.lt.s32'.
@@ -257,6 +277,10 @@ Error FunctionDecoder::operands(Family family, const Operands& ops, DecodeReques
         return texture_operands(ops, r, in);
     case Family::Warp:
         return warp_operands(ops, r, in);
+    case Family::Matrix:
+        return matrix_operands(ops, r, in);
+    case Family::Async:
+        return async_operands(ops, r, in);
     case Family::None:
         break;
     }
@@ -271,12 +295,15 @@ void FunctionDecoder::instruction(const ptx::Instruction& ins) {
     pending_label_.clear();
     DecodeRequest r = spell(ins, in);
     in.op = r.op;
+    in.convergence = convergence_of(r);
+    if (in.convergence != Convergence::None)
+        p_.convergent_spelling.emplace(uint32_t(p_.code.size()), quoted_spelling(ins));
     const Family family = family_of(r.op, ins.operands);
     Error e = guard(ins, in);
     if (!e) e = operands(family, ins.operands, r, in);
     if (e) {
         fail(in.line, {e.code, quoted_spelling(ins) + ": " + e.message});
-    } else if (!(in.fn = select(family, r, in))) {
+    } else if (!(in.fn = select(family, r, p_, in))) {
         fail(in.line, unsupported("unsupported instruction " + quoted_spelling(ins)));
     }
     p_.code.push_back(in);

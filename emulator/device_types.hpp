@@ -31,6 +31,12 @@ struct DeviceOptions {
     uint64_t global_memory_bytes = uint64_t(4) << 30;
     // Multiprocessors of the cycle model (LaunchStats::cycles).
     uint32_t sm_count = 132;
+    // Check that convergent instructions keep their lanes (convergence.cpp): an .aligned
+    // instruction run by fewer lanes than have not exited, a member mask naming a lane that does
+    // not execute the instruction, a CTA barrier reached by a warp's lanes at different
+    // instructions. A violation ends the launch (ErrorCode::ConvergenceViolation). The emulated
+    // driver sets it under CFRJIT_EMULATOR_STRICT=1.
+    bool strict_convergence = false;
 };
 
 // A texture or surface object: registered by the driver, referenced by handle from kernels (tex,

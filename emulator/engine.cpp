@@ -237,6 +237,7 @@ SliceEnd run_slice(LaunchCtx& L, BlockCtx& B, Warp& w, Counters& C, uint32_t sli
     x.C = &C;
     x.regs = w.regs.data() + w.frames.back().reg_base;
     uint64_t budget = L.options->max_warp_instructions;
+    const bool strict = L.options->strict_convergence;
     w.repeating = false;
     while (slice--) {
         if (w.stack.empty()) {
@@ -248,6 +249,8 @@ SliceEnd run_slice(LaunchCtx& L, BlockCtx& B, Warp& w, Counters& C, uint32_t sli
             bool call = top.call;
             w.stack.pop_back();
             if (call) pop_call(x);
+            if (strict && w.partial_barrier_lanes && !w.stack.empty())
+                check_reconvergence(x, w.stack.back());
             continue;
         }
         uint32_t pc = top.pc;
@@ -271,6 +274,7 @@ SliceEnd run_slice(LaunchCtx& L, BlockCtx& B, Warp& w, Counters& C, uint32_t sli
         top.pc = pc + 1;
         x.mask = m;
         x.active = active;
+        if (strict && in.convergence != Convergence::None) check_convergence(x, in);
         if (in.control) {
             in.fn(x, in);
             if (w.state != WarpState::Ready)
@@ -307,6 +311,8 @@ void run_block(LaunchCtx& L, BlockCtx& B, Counters& C) {
         w.state = WarpState::Ready;
         w.carry = 0;
         w.red_dest = kNone;
+        w.partial_barrier_pc = kNone;
+        w.partial_barrier_lanes = 0;
         w.stack.assign(1, StackEntry{k.begin_pc, w.valid, k.end_pc, 0, false});
         w.frames.assign(1, Frame{L.kernel, 0, 0, kNone});
         w.regs.assign(size_t(k.nregs) * 32, 0);

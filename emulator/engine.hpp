@@ -62,6 +62,10 @@ struct Warp {
     uint32_t red_lanes = 0;
     BarrierReduction red_op = BarrierReduction::None;
     uint32_t carry = 0; // CC.CF of each lane (add.cc, addc, ...)
+    // Strict convergence check: the lanes that arrived at an aligned CTA barrier without the
+    // rest of the warp, and where (kNone: none pending).
+    uint32_t partial_barrier_pc = kNone;
+    uint32_t partial_barrier_lanes = 0;
     std::vector<StackEntry> stack;
     std::vector<Frame> frames;
     std::vector<uint64_t> regs; // frames' registers, [reg * 32 + lane]
@@ -202,6 +206,11 @@ inline uint64_t effective_address(const Exec& x, const Inst& in, unsigned lane) 
 // Reconvergence-stack operations used by control handlers.
 void branch_to(Exec& x, const Inst& in, uint32_t taken_mask, uint32_t target);
 void exit_lanes(Exec& x, uint32_t lanes);
+
+// Strict convergence check (convergence.cpp): before a convergent instruction executes, and when
+// a warp's lanes reconverge while some of them wait for the rest at a CTA barrier.
+void check_convergence(Exec& x, const Inst& in);
+void check_reconvergence(Exec& x, const StackEntry& joined);
 
 // Runs one block to completion (engine.cpp).
 void run_block(LaunchCtx& L, BlockCtx& B, Counters& C);

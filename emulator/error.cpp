@@ -37,6 +37,8 @@ const char* to_string(ErrorCode c) {
         return "no progress";
     case ErrorCode::InstructionBudget:
         return "instruction budget exceeded";
+    case ErrorCode::ConvergenceViolation:
+        return "convergence violation";
     }
     return "unknown";
 }

@@ -11,21 +11,22 @@ namespace cfr::emu {
 
 enum class ErrorCode {
     Success = 0,
-    InvalidPtx,        // the module does not parse or does not decode
-    Unsupported,       // an instruction or feature the emulator cannot execute
-    InvalidValue,      // a bad argument to an API call
-    NotFound,          // no kernel / global of that name
-    OutOfMemory,       // an allocation failed
-    InvalidAddress,    // host-side copy touching memory that is not allocated
-    InvalidLaunch,     // bad grid, block, shared size or parameter buffer
-    OutOfBounds,       // a kernel accessed memory outside any allocation / window
-    Misaligned,        // a kernel access not aligned to its size
-    DivideByZero,      // integer division or remainder by zero
-    Trap,              // trap instruction
-    AssertFailed,      // a device-side assertion (__assertfail)
-    BarrierDeadlock,   // warps wait at a barrier that can never complete
-    NoProgress,        // a warp repeats the same state forever (e.g. an intra-warp spin lock)
-    InstructionBudget, // the launch exceeded its configured instruction budget
+    InvalidPtx,           // the module does not parse or does not decode
+    Unsupported,          // an instruction or feature the emulator cannot execute
+    InvalidValue,         // a bad argument to an API call
+    NotFound,             // no kernel / global of that name
+    OutOfMemory,          // an allocation failed
+    InvalidAddress,       // host-side copy touching memory that is not allocated
+    InvalidLaunch,        // bad grid, block, shared size or parameter buffer
+    OutOfBounds,          // a kernel accessed memory outside any allocation / window
+    Misaligned,           // a kernel access not aligned to its size
+    DivideByZero,         // integer division or remainder by zero
+    Trap,                 // trap instruction
+    AssertFailed,         // a device-side assertion (__assertfail)
+    BarrierDeadlock,      // warps wait at a barrier that can never complete
+    NoProgress,           // a warp repeats the same state forever (e.g. an intra-warp spin lock)
+    InstructionBudget,    // the launch exceeded its configured instruction budget
+    ConvergenceViolation, // strict mode: a convergent instruction run without its lanes
 };
 
 const char* to_string(ErrorCode code);

@@ -2,8 +2,9 @@
 // scopes of registers and symbols, labels and branch fixups; decode_instruction.cpp turns one
 // instruction's spelling into enums and hands its operands to the decoder of its family, each in
 // a file that mirrors the family's handlers: decode_alu.cpp (alu_*.cpp), decode_control.cpp,
-// decode_memory.cpp, decode_texture.cpp and decode_warp.cpp (ops_*.cpp). decode_operands.cpp
-// decodes the single operands every family shares.
+// decode_memory.cpp, decode_texture.cpp, decode_warp.cpp, decode_matrix.cpp and decode_async.cpp
+// (ops_*.cpp).
+// decode_operands.cpp decodes the single operands every family shares.
 #pragma once
 
 #include "emulator/error.hpp"
@@ -50,7 +51,7 @@ inline Error unsupported(std::string message) {
 using Operands = std::vector<ptx::Operand>;
 
 // Instruction families, as the handler files group them; None: the emulator has no handler.
-enum class Family : uint8_t { None, Alu, Control, Memory, Texture, Warp };
+enum class Family : uint8_t { None, Alu, Control, Memory, Texture, Warp, Matrix, Async };
 
 class FunctionDecoder {
 public:
@@ -112,6 +113,12 @@ private:
     Error memory_operands(const Operands& ops, const DecodeRequest& r, Inst& in) const;
     Error texture_operands(const Operands& ops, const DecodeRequest& r, Inst& in) const;
     Error warp_operands(const Operands& ops, DecodeRequest& r, Inst& in) const;
+    // decode_matrix.cpp: fills a new Program::matrix_ops entry (Inst::aux)
+    Error matrix_operands(const Operands& ops, const DecodeRequest& r, Inst& in);
+    Error fragment(const ptx::Operand& op, std::vector<uint32_t>& regs) const;
+    // decode_async.cpp: cp.async's source goes to Program::source_addresses (Inst::aux)
+    Error async_operands(const Operands& ops, const DecodeRequest& r, Inst& in);
+    Error mbarrier_operands(const Operands& ops, Inst& in) const;
 
     // decode_control.cpp
     Error branch(const Operands& ops);

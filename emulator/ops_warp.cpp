@@ -1,9 +1,11 @@
 // Warp-level and special-register instructions: mov from special registers, vote (all, any,
-// uni, ballot), shfl.sync (up, down, bfly, idx), activemask, match.
+// uni, ballot), shfl.sync (up, down, bfly, idx), activemask, match, redux.sync (add, min, max on
+// .u32/.s32; and, or, xor on .b32) and elect.sync.
 #include "emulator/engine.hpp"
 #include "emulator/select.hpp"
 #include "ptx/special_register.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -19,6 +21,7 @@ using SR = ptx::SpecialRegister;
 enum class VoteMode : uint8_t { All, Any, Uni, Ballot };
 enum class ShuffleMode : uint8_t { Up, Down, Bfly, Idx };
 enum class MatchMode : uint8_t { Any, All };
+enum class ReduxMode : uint8_t { Add, MinU, MaxU, MinS, MaxS, And, Or, Xor };
 
 void special_h(Exec& x, const Inst& in) {
     const LaunchConfig& c = x.L->config;
@@ -227,6 +230,85 @@ void match_h(Exec& x, const Inst& in) {
     });
 }
 
+// The lanes that take part in a .sync collective: the executing lanes its member mask names.
+uint32_t members_of(const Exec& x, const Src& member) {
+    return x.mask & uint32_t(rd(x, member, unsigned(std::countr_zero(x.mask))));
+}
+
+uint32_t redux_step(ReduxMode mode, uint32_t acc, uint32_t v) {
+    switch (mode) {
+    case ReduxMode::Add:
+        return acc + v;
+    case ReduxMode::MinU:
+        return std::min(acc, v);
+    case ReduxMode::MaxU:
+        return std::max(acc, v);
+    case ReduxMode::MinS:
+        return uint32_t(std::min(int32_t(acc), int32_t(v)));
+    case ReduxMode::MaxS:
+        return uint32_t(std::max(int32_t(acc), int32_t(v)));
+    case ReduxMode::And:
+        return acc & v;
+    case ReduxMode::Or:
+        return acc | v;
+    case ReduxMode::Xor:
+        return acc ^ v;
+    }
+    return acc;
+}
+
+// redux.sync.op.type d, a, membermask: every executing lane receives op over the members' a.
+void redux_h(Exec& x, const Inst& in) {
+    const uint32_t members = members_of(x, in.s[1]);
+    const ReduxMode mode = in.mode_as<ReduxMode>();
+    bool first = true;
+    uint32_t acc = 0;
+    for_lanes(members, [&](unsigned l) {
+        const uint32_t v = uint32_t(rd(x, in.s[0], l));
+        acc = first ? v : redux_step(mode, acc, v);
+        first = false;
+    });
+    for_lanes(x.mask, [&](unsigned l) { wr(x, in.d[0], l, acc); });
+}
+
+// elect.sync d|p, membermask: the lowest executing member is the leader; d gets its lane number
+// in every executing lane, p is true in the leader only.
+void elect_h(Exec& x, const Inst& in) {
+    const uint32_t members = members_of(x, in.s[0]);
+    const unsigned leader = members ? unsigned(std::countr_zero(members)) : 32u;
+    for_lanes(x.mask, [&](unsigned l) {
+        wr(x, in.d[0], l, leader & 31);
+        if (in.nd == 2) wr(x, in.d[1], l, l == leader);
+    });
+}
+
+// redux.sync: add, min and max of .u32/.s32, and/or/xor of .b32; the .f32 forms (sm_100a) are
+// not modelled.
+Handler select_redux(const DecodeRequest& r, Inst& in) {
+    const bool is_signed = in.t == Ty::S32;
+    if (in.t == Ty::U32 || is_signed) {
+        if (r.has(Modifier::Add))
+            in.set_mode(ReduxMode::Add);
+        else if (r.has(Modifier::Min))
+            in.set_mode(is_signed ? ReduxMode::MinS : ReduxMode::MinU);
+        else if (r.has(Modifier::Max))
+            in.set_mode(is_signed ? ReduxMode::MaxS : ReduxMode::MaxU);
+        else
+            return nullptr;
+        return redux_h;
+    }
+    if (in.t != Ty::B32) return nullptr;
+    if (r.has(Modifier::And))
+        in.set_mode(ReduxMode::And);
+    else if (r.has(Modifier::Or))
+        in.set_mode(ReduxMode::Or);
+    else if (r.has(Modifier::Xor))
+        in.set_mode(ReduxMode::Xor);
+    else
+        return nullptr;
+    return redux_h;
+}
+
 } // namespace
 
 namespace {
@@ -271,6 +353,10 @@ Handler select_warp(const DecodeRequest& r, Inst& in) {
     case Opcode::Match:
         in.set_mode(r.has(Modifier::All) ? MatchMode::All : MatchMode::Any);
         return match_h;
+    case Opcode::Redux:
+        return r.has(Modifier::Sync) && in.nd == 1 && in.ns == 2 ? select_redux(r, in) : nullptr;
+    case Opcode::Elect:
+        return r.has(Modifier::Sync) && in.ns == 1 ? elect_h : nullptr;
     default:
         return nullptr;
     }

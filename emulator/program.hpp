@@ -4,6 +4,7 @@
 #pragma once
 
 #include "emulator/error.hpp"
+#include "emulator/matrix.hpp"
 #include "ptx/modifier.hpp"
 #include "ptx/opcode.hpp"
 #include "ptx/type.hpp"
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace cfr::emu {
@@ -60,6 +62,14 @@ struct Addr {
 
 enum class BoolOp : uint8_t { None, And, Or, Xor };
 
+// What the strict convergence check (convergence.cpp) asks of an instruction's lanes.
+enum class Convergence : uint8_t {
+    None,
+    Aligned,    // .aligned: every lane of the warp that has not exited executes it together
+    Barrier,    // an aligned CTA barrier: the warp's lanes arrive at one bar instruction
+    MemberMask, // .sync with a member mask (last source): every lane it names executes it
+};
+
 struct Inst {
     Handler fn = nullptr;
     ptx::Opcode op = ptx::Opcode::Unknown;
@@ -67,6 +77,7 @@ struct Inst {
     Ty t2 = Ty::None; // second type: cvt source, setp compare type, ...
     Cmp cmp = Cmp::Eq;
     BoolOp boolop = BoolOp::None;
+    Convergence convergence = Convergence::None;
     Rnd rnd = Rnd::None;
     bool ftz = false, sat = false, approx = false;
     bool control = false; // the handler manages the reconvergence stack itself
@@ -155,9 +166,14 @@ struct Program {
     std::vector<BlockInfo> blocks;
     std::vector<std::vector<uint32_t>> jump_tables; // brx.idx targets (pcs)
     std::vector<CallSite> calls;
+    std::vector<MatrixOp> matrix_ops;   // wmma, mma, ldmatrix, stmatrix, movmatrix (Inst::aux)
+    std::vector<Addr> source_addresses; // cp.async: the source (Inst::aux)
     uint32_t static_shared_bytes = 0;
     uint32_t dynamic_shared_offset = 0; // where extern .shared arrays start
     uint32_t target_sm = 0;             // .target sm_XY of the PTX as XY
+    // The spelling of each convergent instruction ('mma.sync.aligned...'), by pc, for the
+    // messages of the strict convergence check.
+    std::unordered_map<uint32_t, std::string> convergent_spelling;
 };
 
 } // namespace cfr::emu

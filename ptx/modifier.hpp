@@ -134,9 +134,51 @@ enum class Modifier : uint8_t {
     Depth,
     NormalizedCoords,
     FilterMode,
+    // matrix instructions (wmma, mma, ldmatrix, stmatrix, movmatrix): the operation of wmma, the
+    // matrix a load or store names (with A and B above), layouts, shapes, the .tf32 element type
+    // (not a Type), the number of 8x8 matrices of ldmatrix/stmatrix
+    Mma,
+    C,
+    D,
+    Row,
+    Col,
+    Trans,
+    Tf32,
+    X1,
+    X2,
+    X4,
+    M8n8,
+    M8n8k4,
+    M16n8k8,
+    M16n8k16,
+    M16n16k8,
+    M16n16k16,
+    M32n8k16,
+    M8n32k16,
+    // asynchronous copies (cp.async): the form, cache levels, groups, the cache-policy operand
+    Async,
+    Bulk,
+    Ca,
+    Cg,
+    CommitGroup,
+    WaitGroup,
+    WaitAll,
+    CacheHint,
+    // mbarrier operations and the forms the emulator does not model
+    Init,
+    ArriveDrop,
+    TestWait,
+    TryWait,
+    Parity,
+    Inval,
+    PendingCount,
+    ExpectTx,
+    CompleteTx,
+    NoComplete,
+    Noinc,
 };
 
-inline constexpr std::size_t kModifierCount = std::size_t(Modifier::FilterMode) + 1;
+inline constexpr std::size_t kModifierCount = std::size_t(Modifier::Noinc) + 1;
 
 std::optional<Comparison> comparison_from(std::string_view spelling); // ".lt" -> Comparison::Lt
 std::optional<Rounding> rounding_from(std::string_view spelling);     // ".rz" -> Rounding::Rz

@@ -29,6 +29,7 @@ CFR_EXPORT CUresult cuInit(unsigned int Flags) {
     options.threads = static_cast<unsigned>(env_number("CFRJIT_EMU_THREADS", 1));
     options.max_warp_instructions = env_number("CFRJIT_EMU_MAX_INSTRUCTIONS", 0);
     options.sm_count = kSmCount;
+    options.strict_convergence = strict_mode();
     s.device = new cfr::emu::Device(options);
     auto primary = std::make_unique<Context>();
     primary->primary = true;

@@ -112,6 +112,8 @@ CUresult from_emu(emu::ErrorCode code) {
         return CUDA_ERROR_LAUNCH_TIMEOUT;
     case E::InstructionBudget:
         return CUDA_ERROR_LAUNCH_TIMEOUT;
+    case E::ConvergenceViolation:
+        return CUDA_ERROR_LAUNCH_FAILED;
     }
     return CUDA_ERROR_UNKNOWN;
 }

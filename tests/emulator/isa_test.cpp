@@ -306,39 +306,34 @@ L1:
     CHECK(e.code == ErrorCode::InvalidPtx);
 }
 
-TEST_CASE("warp exchanges and matrix instructions it does not run are refused as unsupported, "
-          "naming the instruction",
+TEST_CASE("instructions it does not run are refused as unsupported, naming the instruction",
           "[emulator][errors]") {
     const std::string ptx = R"(.version 8.0
-.target sm_90
+.target sm_90a
 .address_size 64
 .visible .entry redux()
 {
-    .reg .b32 %r<3>;
-    mov.u32 %r1, %tid.x;
-    redux.sync.add.u32 %r2, %r1, -1;
+    .reg .f32 %f<3>;
+    mov.f32 %f1, 0f3F800000;
+    redux.sync.max.f32 %f2, %f1, -1;
     ret;
 }
-.visible .entry elect()
+.visible .entry barrier_object()
 {
-    .reg .b32 %r<2>;
-    .reg .pred %p<2>;
-    elect.sync %r1|%p1, -1;
+    .shared .align 8 .b64 bar;
+    mbarrier.expect_tx.shared.b64 [bar], 32;
     ret;
 }
 .visible .entry matrix()
 {
-    .reg .b32 %r<3>;
-    .reg .b64 %rd<2>;
-    ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, [%rd1];
+    wgmma.fence.sync.aligned;
     ret;
 }
 )";
     Fixture fx(ptx);
-    for (const auto& [kernel, spelling] :
-         {std::pair{"redux", "'redux.sync.add.u32'"},
-          {"elect", "'elect.sync'"},
-          {"matrix", "'ldmatrix.sync.aligned.m8n8.x1.shared.b16'"}}) {
+    for (const auto& [kernel, spelling] : {std::pair{"redux", "'redux.sync.max.f32'"},
+                                           {"barrier_object", "'mbarrier.expect_tx.shared.b64'"},
+                                           {"matrix", "'wgmma.fence.sync.aligned'"}}) {
         INFO(kernel);
         const auto e = fx.run(kernel, {1}, {32}, Params());
         CHECK(e.code == ErrorCode::Unsupported);

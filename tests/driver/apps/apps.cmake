@@ -112,13 +112,18 @@ foreach(mode static shared)
 endforeach()
 add_custom_target(cfrjit_driver_lifetime_apps ALL DEPENDS ${lifetime_outputs})
 
-# The occupancy calculator, and Thrust/CUB (which read the kernels' PTX version), through cudart
-# (static cudart, PTX only).
+# The occupancy calculator, Thrust/CUB (which read the kernels' PTX version), and tensor cores,
+# warp reductions and asynchronous copies (tensor_app, compute_80), through cudart (static cudart,
+# PTX only).
 set(attribute_outputs)
-foreach(app occupancy_app thrust_app)
+foreach(app occupancy_app thrust_app tensor_app)
     set(exe ${apps_out}/${app}_static)
+    set(arch 75)
+    if(app STREQUAL tensor_app)
+        set(arch 80)
+    endif()
     add_custom_command(OUTPUT ${exe}
-        COMMAND ${CFRJIT_NVCC_COMMAND} -gencode arch=compute_75,code=compute_75 -o ${exe}
+        COMMAND ${CFRJIT_NVCC_COMMAND} -gencode arch=compute_${arch},code=compute_${arch} -o ${exe}
             ${CFRJIT_DRIVER_APPS}/${app}.cu
         DEPENDS ${CFRJIT_DRIVER_APPS}/${app}.cu
         COMMENT "nvcc ${app}.cu (static cudart, PTX only)" VERBATIM)
