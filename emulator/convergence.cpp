@@ -53,13 +53,14 @@ void check_member_mask(const Exec& x, const Inst& in) {
     const Src& member = in.s[in.ns - 1];
     for_lanes(x.mask, [&](unsigned l) {
         const uint32_t names = uint32_t(rd(x, member, l));
-        const uint32_t missing = names & ~x.mask;
+        // Lanes that have exited may be named (CUDA: "all non-exited threads named in mask
+        // must execute the same intrinsic"): an early return before a full-mask shuffle is legal.
+        const uint32_t missing = names & ~x.mask & x.w->valid;
         if (!missing) return;
-        const uint32_t exited = missing & ~x.w->valid;
         violation(x, spelling_at(x, x.pc) + ": lane " + std::to_string(l) + "'s member mask " +
-                         hex(names) + " names lanes " + hex(missing) + " that do not execute it" +
-                         (exited ? " (" + hex(exited) + " have exited)" : std::string()) +
-                         "; executing lanes " + hex(x.mask) + ", not exited " + hex(x.w->valid));
+                         hex(names) + " names lanes " + hex(missing) +
+                         " that have not exited and do not execute it; executing lanes " +
+                         hex(x.mask) + ", not exited " + hex(x.w->valid));
     });
 }
 
