@@ -22,6 +22,8 @@ struct OracleLaunch {
     std::vector<std::vector<uint8_t>> buffers;
     std::vector<uint64_t> scalars;
     uint64_t max_warp_instructions = 50'000'000;
+    // The emulator's strict check that convergent operations keep their lanes (docs/emulator.md).
+    bool strict_convergence = false;
 };
 
 struct OracleResult {
@@ -66,6 +68,7 @@ inline OracleResult run_on_emulator(const std::string& ptx, const OracleLaunch& 
     OracleResult result;
     emu::DeviceOptions options;
     options.max_warp_instructions = launch.max_warp_instructions;
+    options.strict_convergence = launch.strict_convergence;
     emu::Device device(options);
     auto fail = [&](const emu::Error& e) {
         result.error = e.code;
