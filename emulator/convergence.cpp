@@ -4,7 +4,8 @@
 //    the warp together: here, its active lanes must be every lane that has not exited;
 //  - the member mask of a .sync warp instruction (shfl, vote, match, redux, elect,
 //    bar.warp.sync) names only threads that execute that same instruction: every lane it names
-//    must be an executing lane (not exited, active, guard true);
+//    that has not exited must be an executing lane (active, guard true). Exited lanes may be
+//    named (CUDA asks the non-exited threads of the mask to take part);
 //  - the threads of a warp reach an aligned CTA barrier (bar.sync, barrier.sync.aligned, bar.red,
 //    bar.arrive) at one instruction. Lanes that arrive without the rest of the warp are recorded;
 //    the arrival of the other lanes at a different (or the same) barrier instruction, or their

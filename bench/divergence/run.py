@@ -9,7 +9,8 @@ time) and, under the shim, the shim's JSON report (CFRJIT_REPORT: event-timed ke
 the pipeline changed, and any per-kernel policy fields such as variant / decision). Every run
 must pass its own check and print what the native run printed.
 
-Writes OUT/divergence-suite.json (every number) and OUT/divergence-suite.md (the tables); with
+Writes OUT/divergence-suite.json (every number), OUT/divergence-suite.md (the tables) and
+OUT/divergence-suite.html (the tables and a chart, scripts/html_page.py); with
 --update-docs FILE, also replaces the generated part of FILE (between the markers
 <!-- divergence-suite tables --> and <!-- end divergence-suite tables -->).
 
@@ -31,6 +32,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(SOURCE, "scripts"))
+import html_page  # noqa: E402  (scripts/html_page.py)
 BEGIN_MARK = "<!-- divergence-suite tables -->"
 END_MARK = "<!-- end divergence-suite tables -->"
 
@@ -214,6 +217,17 @@ def table(results, configs, title, value, fmt_base, fmt_other, best=min):
     return lines
 
 
+def emulated_ratio(runs, config_name):
+    """A program's emulated time (all kernels) under a configuration relative to none; None
+    where either run failed or the configuration did not run."""
+    if config_name not in runs:
+        return None
+    kernels = sorted(runs[NONE.name]["kernels"])
+    base = total(runs[NONE.name], kernels, "emulated_ms")
+    v = total(runs[config_name], kernels, "emulated_ms")
+    return v / base if v is not None and base else None
+
+
 def summary(results, configs):
     """Per configuration, over programs (the total of their kernels): the geometric mean of the
     emulated-time ratio to `none`, how many programs got faster or slower by more than 1%, the
@@ -226,13 +240,11 @@ def summary(results, configs):
         for program, runs in results.items():
             if c.name not in runs:
                 continue
-            kernels = sorted(runs[NONE.name]["kernels"])
-            base = total(runs[NONE.name], kernels, "emulated_ms")
-            v = total(runs[c.name], kernels, "emulated_ms")
-            if v is None or not base:
+            r = emulated_ratio(runs, c.name)
+            if r is None:
                 failed += 1
                 continue
-            ratios.append((v / base, program))
+            ratios.append((r, program))
         if not ratios:
             lines.append(f"| {c.name} | {describe(c, results)} | - | - | - | - | - | {failed} |")
             continue
@@ -311,6 +323,20 @@ def markdown(results, configs, args):
     return "\n".join(lines)
 
 
+def write_html(path, results, configs, text):
+    """The page beside the Markdown: a chart of every program's emulated time per
+    configuration relative to none, then the Markdown's tables."""
+    programs = list(results)
+    series = [(c.name, [emulated_ratio(results[p], c.name) for p in programs])
+              for c in configs[1:]]
+    chart = html_page.ratio_chart(
+        programs, series, "Emulated time of each program (all kernels) under each configuration, "
+        "relative to `none`: a bar left of 1 is faster, right of 1 slower.")
+    with open(path, "w") as f:
+        f.write(html_page.page("cfrjit: the divergence suite on the emulator",
+                               chart + html_page.markdown_to_html(text)))
+
+
 def update_docs(path, text):
     doc = open(path).read()
     begin, end = doc.find(BEGIN_MARK), doc.find(END_MARK)
@@ -370,6 +396,7 @@ def main():
     text = markdown(results, configs, args)
     with open(os.path.join(args.out, "divergence-suite.md"), "w") as f:
         f.write(text)
+    write_html(os.path.join(args.out, "divergence-suite.html"), results, configs, text)
     if args.update_docs:
         update_docs(args.update_docs, text)
     print(text)

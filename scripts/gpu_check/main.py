@@ -16,6 +16,9 @@ import traceback
 import build
 import configs
 import page
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import html_page  # noqa: E402  (scripts/html_page.py)
 import programs
 import replay
 import tools
@@ -311,11 +314,25 @@ def main(argv):
     return write_page(a, check, clients, extra, meta, f"runs in {a.work}")
 
 
+def write_html(pg, text, path):
+    """The page beside the Markdown: the chart of device time per configuration, then the
+    Markdown's sections and tables."""
+    names, series = pg.program_ratios()
+    chart = html_page.ratio_chart(
+        names, series, "Device time of each timed program (all kernels) under each configuration, "
+        "relative to native: the median of the rounds; a bar left of 1 is faster.",
+        xlabel="ratio to native (log scale)")
+    with open(path, "w") as f:
+        f.write(html_page.page("cfrjit: the GPU check", chart + html_page.markdown_to_html(text)))
+
+
 def write_page(a, check, clients, extra, meta, where):
     pg = page.Page(check, meta, clients, extra)
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    text = pg.text()
     with open(a.out, "w") as f:
-        f.write(pg.text())
+        f.write(text)
+    write_html(pg, text, os.path.splitext(a.out)[0] + ".html")
     status = exit_status(pg, check)
     say(f"wrote {a.out} ({where}); "
         + {EXIT_OK: "all correct", EXIT_WRONG: "CORRECTNESS FAILURE",

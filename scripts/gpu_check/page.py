@@ -250,6 +250,19 @@ class Page:
             out.append("No timed program ran to the end.\n")
         return "\n".join(out)
 
+    def program_ratios(self):
+        """The chart's data: the timed programs' names and, per configuration, the median ratio
+        of each program's whole device time to native (None where it has none)."""
+        names = [p.name for p in self.timed]
+        series = []
+        for c in self.columns:
+            medians = []
+            for p in self.timed:
+                s = stats.Ratios(self.check, p.id).program(c.key, self._later(c.key))
+                medians.append(s[0] if s else None)
+            series.append((c.key, medians))
+        return names, series
+
     def _later(self, config_key):
         return set(range(2, self.last_round + 1)) if (
             config_key == ADAPTIVE and self.last_round > 1) else None

@@ -5,8 +5,9 @@
 #                               reset_app repeated, the clients where they import, one timing
 #                               round, stand-ins for compute-sanitizer, ncu and nsys): exit 0,
 #                               the page has its sections and rows (check_page.py),
-#                               docs/results/gpu.md untouched, and --page-from writes the same
-#                               page again from the run's record
+#                               docs/results/gpu.md untouched, the HTML page beside it
+#                               well-formed (check_page_html.py), and --page-from writes the
+#                               same page again from the run's record
 #   run_check.sh mismatch OUT   the same with a line planted in one native output: exit 1, and
 #                               the page reports that program's runs as different
 #   run_check.sh jit-cost OUT JIT_COST
@@ -56,6 +57,8 @@ page)
     python3 "$here/check_page.py" "$out/gpu.md" --examples short_circuit,nested_loops \
         "${suite_args[@]}" "${page_args[@]}" "${app_args[@]}" "${arch_args[@]}" --sanitizer \
         --profilers || fail "page check"
+    python3 "$here/../report/check_page_html.py" "$out/gpu.html" || fail "the HTML page"
+    grep -q "Device time relative to native" "$out/gpu.html" || fail "the HTML page lacks the tables"
     # The record alone writes the same page again (run nothing); only the header says so.
     "$GPU_CHECK_SCRIPT" --build "$build" --page-from "$out/work/runs.json" --out "$out/again.md" \
         2>>"$out/stderr" || fail "--page-from exit status $?"
