@@ -49,18 +49,6 @@ std::vector<ptx::Function*> functions_of(ptx::Module& m) {
     return out;
 }
 
-passes::VerifyLevel verify_level(VerifyLevel level) {
-    switch (level) {
-    case VerifyLevel::Off:
-        return passes::VerifyLevel::Off;
-    case VerifyLevel::Cheap:
-        return passes::VerifyLevel::Cheap;
-    case VerifyLevel::Full:
-        return passes::VerifyLevel::Full;
-    }
-    return passes::VerifyLevel::Full;
-}
-
 // The passes whose reports list the function among those they changed, in pipeline order.
 std::vector<std::string> passes_that_changed(const std::vector<passes::PassReport>& reports,
                                              const std::string& function) {
@@ -102,7 +90,7 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
         if (options.inject_pass_fault)
             throw std::runtime_error("pass failed (injected by CFRJIT_TEST_FAULT=pass)");
         // Kernels outside CFRJIT_KERNELS never enter the passes.
-        reports = passes::run_pipeline(module, options.pipeline, verify_level(options.verify),
+        reports = passes::run_pipeline(module, options.pipeline, options.verify,
                                        options.selects);
     } catch (const passes::VerificationError& e) {
         throw CompileError(e.what());

@@ -111,17 +111,6 @@ std::string to_string(Policy policy) {
     return policy == Policy::Fixed ? "fixed" : "adaptive";
 }
 
-std::string to_string(VerifyLevel level) {
-    switch (level) {
-    case VerifyLevel::Off:
-        return "off";
-    case VerifyLevel::Cheap:
-        return "cheap";
-    case VerifyLevel::Full:
-        return "full";
-    }
-    return "?";
-}
 
 std::string to_string(TimingMode mode) {
     switch (mode) {

@@ -37,7 +37,7 @@ enum class Policy { Fixed, Adaptive };
 // How much the verifier checks after each transform (CFRJIT_VERIFY): nothing; that the IR is well
 // formed and the pass's promised class holds; and, in addition, that the printed module parses
 // back to the same IR.
-enum class VerifyLevel { Off, Cheap, Full };
+using VerifyLevel = passes::VerifyLevel;
 
 struct Config {
     bool disabled = false;
@@ -85,6 +85,5 @@ std::string to_string(TimingMode mode);
 std::string to_string(ImageScope scope);
 std::string to_string(LogLevel level);
 std::string to_string(Policy policy);
-std::string to_string(VerifyLevel level);
 
 } // namespace cfr::runtime
