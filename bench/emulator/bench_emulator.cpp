@@ -1,6 +1,7 @@
 // Emulator throughput: thread instructions per second on an arithmetic-heavy, a memory-heavy and
-// a divergent kernel, next to the same computation in plain C++ (this file is compiled -O2) on
-// one core; prints a table and writes JSON (--json FILE).
+// a divergent kernel, and a tensor-core GEMM (wmma, f16 in, f32 accumulate), next to the same
+// computation in plain C++ (this file is compiled -O2) on one core; prints a table and writes
+// JSON (--json FILE).
 #include "emulator/device.hpp"
 
 #include <nlohmann/json.hpp>
@@ -91,6 +92,35 @@ void native_collatz(const std::vector<unsigned>& in, std::vector<unsigned>& step
     }
 }
 
+// C (m x n) = A (m x k) x B (k x n), row-major, scaled by alpha: the wmma_gemm kernel's product.
+void native_gemm(const std::vector<float>& a, const std::vector<float>& b, std::vector<float>& c,
+                 int m, int n, int k, float alpha) {
+    for (int i = 0; i < m; ++i)
+        for (int j = 0; j < n; ++j) {
+            float acc = 0;
+            for (int kk = 0; kk < k; ++kk)
+                acc += a[size_t(i) * k + kk] * b[size_t(kk) * n + j];
+            c[size_t(i) * n + j] = acc * alpha;
+        }
+}
+
+// The IEEE half of a small integer (exact).
+uint16_t half_of(int v) {
+    if (v == 0) return 0;
+    uint32_t f = 0;
+    const float x = float(v);
+    std::memcpy(&f, &x, 4);
+    const uint32_t sign = f >> 31, exponent = ((f >> 23) & 0xff) - 127 + 15;
+    return uint16_t(sign << 15 | exponent << 10 | (f & 0x7fffff) >> 13);
+}
+
+std::string read_text(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -102,14 +132,17 @@ int main(int argc, char** argv) {
             threads = unsigned(std::atoi(argv[++i]));
         if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i]; // one kernel
     }
-    std::ifstream f(std::string(CFRJIT_SOURCE_DIR) + "/bench/emulator/kernels_sm75_O3.ptx");
-    std::stringstream ss;
-    ss << f.rdbuf();
     DeviceOptions opt;
     opt.threads = threads;
     Device dev(opt);
     Module* mod = nullptr;
-    die(dev.load_module(ss.str(), "kernels_sm75_O3.ptx", &mod));
+    die(dev.load_module(
+        read_text(std::string(CFRJIT_SOURCE_DIR) + "/bench/emulator/kernels_sm75_O3.ptx"),
+        "kernels_sm75_O3.ptx", &mod));
+    Module* matrix = nullptr; // the tensor-core kernels of the emulator's tests
+    die(dev.load_module(
+        read_text(std::string(CFRJIT_SOURCE_DIR) + "/tests/emulator/data/matrix_kernels_sm80.ptx"),
+        "matrix_kernels_sm80.ptx", &matrix));
 
     struct Row {
         std::string name;
@@ -117,9 +150,9 @@ int main(int argc, char** argv) {
         double emu_s, native_s;
     };
     std::vector<Row> rows;
-    auto run = [&](const char* name, LaunchConfig cfg, const Params& p) {
+    auto run = [&](const char* name, LaunchConfig cfg, const Params& p, Module* in = nullptr) {
         Kernel* k = nullptr;
-        die(dev.get_kernel(mod, name, &k));
+        die(dev.get_kernel(in ? in : mod, name, &k));
         LaunchStats st;
         double t = best_of(3, [&] { die(dev.launch(k, cfg, p.b.data(), p.b.size(), &st)); });
         return std::make_pair(t, st.thread_instructions);
@@ -176,6 +209,33 @@ int main(int argc, char** argv) {
         die(dev.memcpy_dtoh(got.data(), ps, n * 4));
         if (got != steps) std::fprintf(stderr, "warning: collatz results differ\n");
         rows.push_back({"collatz (divergent loop)", ti, t, nt});
+    }
+
+    if (wanted("wmma_gemm")) { // tensor cores: one warp per 16 x 16 tile of C
+        const int m = 128, n = 128, k = 128;
+        std::vector<float> a(size_t(m) * k), b(size_t(k) * n), ref(size_t(m) * n);
+        std::vector<uint16_t> ha(a.size()), hb(b.size());
+        for (size_t i = 0; i < a.size(); ++i)
+            ha[i] = half_of(int(a[i] = float(int(i * 3 % 7) - 3)));
+        for (size_t i = 0; i < b.size(); ++i)
+            hb[i] = half_of(int(b[i] = float(int(i * 5 % 9) - 4)));
+        DevicePtr pa, pb, pc;
+        die(dev.malloc(ha.size() * 2, &pa));
+        die(dev.malloc(hb.size() * 2, &pb));
+        die(dev.malloc(ref.size() * 4, &pc));
+        die(dev.memcpy_htod(pa, ha.data(), ha.size() * 2));
+        die(dev.memcpy_htod(pb, hb.data(), hb.size() * 2));
+        const int warps = (m / 16) * (n / 16);
+        auto [t, ti] = run("wmma_gemm", {{unsigned(warps / 4)}, {128}, 0},
+                           Params().add(pa).add(pb).add(pc).add(m).add(n).add(k).add(0.5f), matrix);
+        double nt = best_of(3, [&] {
+            native_gemm(a, b, ref, m, n, k, 0.5f);
+            sink_f = ref[7];
+        });
+        std::vector<float> got(ref.size());
+        die(dev.memcpy_dtoh(got.data(), pc, got.size() * 4));
+        if (got != ref) std::fprintf(stderr, "warning: wmma_gemm results differ\n");
+        rows.push_back({"wmma_gemm (128^3, f16 -> f32)", ti, t, nt});
     }
 
     nlohmann::json j;
