@@ -112,11 +112,11 @@ foreach(mode static shared)
 endforeach()
 add_custom_target(cfrjit_driver_lifetime_apps ALL DEPENDS ${lifetime_outputs})
 
-# The occupancy calculator, Thrust/CUB (which read the kernels' PTX version), and tensor cores,
-# warp reductions and asynchronous copies (tensor_app, compute_80), through cudart (static cudart,
-# PTX only).
+# The occupancy calculator, Thrust and CUB's DeviceReduce (which read the kernels' PTX version),
+# and tensor cores, warp reductions and asynchronous copies (tensor_app, compute_80), through
+# cudart (static cudart, PTX only).
 set(attribute_outputs)
-foreach(app occupancy_app thrust_app tensor_app)
+foreach(app occupancy_app thrust_app cub_app tensor_app)
     set(exe ${apps_out}/${app}_static)
     set(arch 75)
     if(app STREQUAL tensor_app)
