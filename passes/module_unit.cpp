@@ -20,8 +20,20 @@ ptx::Cfg& FunctionUnit::mutable_cfg() {
 
 ptx::Cfg& FunctionUnit::mutable_code() {
     changed_ = true;
-    ++version_;
+    version_ = ++last_version_;
     return cfg_;
+}
+
+FunctionUnit::Snapshot FunctionUnit::snapshot() const {
+    return {cfg_, version_, changed_, new_declarations_.size()};
+}
+
+void FunctionUnit::restore(Snapshot snapshot) {
+    cfg_ = std::move(snapshot.cfg);
+    version_ = snapshot.version;
+    changed_ = snapshot.changed;
+    new_declarations_.resize(snapshot.declarations);
+    drop_graph_analyses();
 }
 
 void FunctionUnit::drop_graph_analyses() {
@@ -103,7 +115,7 @@ void FunctionUnit::write_back() {
                     std::make_move_iterator(laid_out.end()));
     function_->body = std::move(body);
     holds_code_ = false;
-    ++version_;
+    version_ = ++last_version_;
     drop_graph_analyses();
 }
 
@@ -133,18 +145,19 @@ FunctionUnit* ModuleUnit::find(const std::string& function) {
     return nullptr;
 }
 
-unsigned ModuleUnit::version() const {
-    unsigned sum = 0;
+std::vector<unsigned> ModuleUnit::versions() const {
+    std::vector<unsigned> out;
+    out.reserve(functions_.size());
     for (const auto& f : functions_)
-        sum += f.version();
-    return sum;
+        out.push_back(f.version());
+    return out;
 }
 
 const analysis::ModuleDivergence& ModuleUnit::divergence() {
-    if (!divergence_ || divergence_version_ != version()) {
+    if (!divergence_ || divergence_versions_ != versions()) {
         divergence_ =
             std::make_unique<analysis::ModuleDivergence>(analysis::analyze_divergence(*this));
-        divergence_version_ = version();
+        divergence_versions_ = versions();
     }
     return *divergence_;
 }

@@ -38,7 +38,21 @@ public:
     // computed again.
     ptx::Cfg& mutable_code();
     bool changed() const { return changed_; }
-    unsigned version() const { return version_; } // advances with every change of code
+    // A number for the code as it is: every change gives a number never used before, and
+    // restore() gives back the number of the code it restores.
+    unsigned version() const { return version_; }
+
+    // The function as it is, for a pass to return to (restore) where its rewrite must not stand.
+    struct Snapshot {
+        ptx::Cfg cfg;
+        unsigned version = 0;
+        bool changed = false;
+        size_t declarations = 0;
+    };
+    Snapshot snapshot() const;
+    // The function as `snapshot` saw it: its CFG, version and changed flag, and the registers
+    // declared since dropped.
+    void restore(Snapshot snapshot);
 
     const Digraph& graph();
     const analysis::DominatorTree& dominators();
@@ -64,6 +78,7 @@ private:
     bool changed_ = false;
     bool holds_code_ = true; // until write_back(): the function's body is empty meanwhile
     unsigned version_ = 0;
+    unsigned last_version_ = 0; // the highest version handed out
     unsigned fresh_ = 0;
     std::vector<ptx::Variable> new_declarations_;
     std::optional<Digraph> graph_;
@@ -115,9 +130,9 @@ private:
     std::vector<FunctionUnit> functions_;
     std::vector<std::string> skipped_;
     std::unique_ptr<analysis::ModuleDivergence> divergence_;
-    unsigned divergence_version_ = 0;
+    std::vector<unsigned> divergence_versions_; // of the functions, when divergence_ was computed
 
-    unsigned version() const;
+    std::vector<unsigned> versions() const;
 };
 
 } // namespace cfr::passes

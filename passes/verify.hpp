@@ -88,6 +88,7 @@ struct ConvergentSite {
 };
 using ConvergentSites = std::map<std::pair<std::string, uint32_t>, ConvergentSite>;
 
+bool holds_convergent(const FunctionUnit& function, const analysis::ConvergentCode& code);
 // Empty where the function holds no convergent operation.
 ConvergentSites convergent_sites(ModuleUnit& unit, FunctionUnit& function,
                                  const analysis::ConvergentCode& code);

@@ -14,11 +14,6 @@
 namespace cfr::passes {
 namespace {
 
-bool holds_convergent(const FunctionUnit& function, const analysis::ConvergentCode& code) {
-    return std::any_of(function.cfg().blocks.begin(), function.cfg().blocks.end(),
-                       [&](const ptx::BasicBlock& block) { return code.first(block.statements); });
-}
-
 // The branches among `branches` that the divergence analysis does not prove uniform.
 size_t lane_dependent(const std::vector<NodeId>& branches,
                       const analysis::FunctionDivergence* verdicts) {
@@ -29,6 +24,11 @@ size_t lane_dependent(const std::vector<NodeId>& branches,
 }
 
 } // namespace
+
+bool holds_convergent(const FunctionUnit& function, const analysis::ConvergentCode& code) {
+    return std::any_of(function.cfg().blocks.begin(), function.cfg().blocks.end(),
+                       [&](const ptx::BasicBlock& block) { return code.first(block.statements); });
+}
 
 ConvergentSites convergent_sites(ModuleUnit& unit, FunctionUnit& function,
                                  const analysis::ConvergentCode& code) {

@@ -178,7 +178,8 @@ std::optional<Violation> Verifier::promise_broken(ModuleUnit& unit, Promise prom
         const bool rewritten = !state || this->rewritten(f, *state);
         // Cheap checks what the pass rewrote; full also what it left as it was.
         if (!rewritten && level_ == VerifyLevel::Cheap) continue;
-        if (promise == Promise::NoUnstructuredEdge && !convergent) convergent.emplace(unit);
+        if (!convergent && (promise == Promise::NoUnstructuredEdge || !rewritten))
+            convergent.emplace(unit);
         if (auto problem =
                 promise_problem(f, promise, rewritten, state, convergent ? &*convergent : nullptr);
             !problem.empty())
@@ -214,6 +215,9 @@ std::string Verifier::promise_problem(FunctionUnit& f, Promise promise, bool rew
                            analysis::to_string(state->klass), analysis::to_string(now));
     }
     case Promise::LoopsTailControlled:
+        // A function the pass left as it was may hold what its convergence guard kept it from
+        // rewriting (convergence_guard.hpp).
+        if (!rewritten && holds_convergent(f, *convergent)) return {};
         if (auto loops = loops_problem(f); !loops.empty())
             return "promised tail-controlled loops: " + loops;
         return {};
@@ -221,6 +225,7 @@ std::string Verifier::promise_problem(FunctionUnit& f, Promise promise, bool rew
     case Promise::TailStructuredWhereDivergent:
         if (!state || !state->loops_tail_controlled || state->uniform_branch || tail_structured(f))
             return {};
+        if (!rewritten && holds_convergent(f, *convergent)) return {};
         return fmt::format("promised a tail-structured CFG (its loops were tail-controlled); the "
                            "classifier says {}, unstructured edges {}",
                            analysis::to_string(f.structure().klass),

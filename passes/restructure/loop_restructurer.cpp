@@ -7,6 +7,7 @@
 #include "passes/analysis/convergence.hpp"
 #include "passes/analysis/loops.hpp"
 #include "passes/analysis/reachability.hpp"
+#include "passes/convergence_guard.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/restructure/loop_edges.hpp"
 
@@ -285,6 +286,7 @@ namespace cfr::passes {
 PassReport LoopRestructuringPass::run(ModuleUnit& unit) {
     using namespace restructure;
     PassReport report;
+    ConvergenceGuard guard(unit);
     for (auto& function : unit.functions()) {
         RGraph graph = RGraph::from_function(function);
         const auto result = restructure_loops(graph, mode_, [&](const std::string& stem) {
@@ -312,6 +314,7 @@ PassReport LoopRestructuringPass::run(ModuleUnit& unit) {
         report.count("instructions added", static_cast<int64_t>(instruction_count(function.cfg())) -
                                                static_cast<int64_t>(instructions));
     }
+    report_undone(guard.undo_broken(), report);
     return report;
 }
 

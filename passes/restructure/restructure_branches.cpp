@@ -27,6 +27,7 @@
 
 #include "passes/analysis/divergence.hpp"
 #include "passes/analysis/loops.hpp"
+#include "passes/convergence_guard.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
 
@@ -406,6 +407,7 @@ public:
         PassReport report;
         std::optional<analysis::ModuleDivergence> divergence;
         if (options_.selective) divergence = unit.divergence(); // a copy: emitting changes CFGs
+        ConvergenceGuard guard(unit);
         for (auto& function : unit.functions()) {
             auto graph = restructure::RGraph::from_function(function);
             const analysis::FunctionDivergence* verdicts =
@@ -436,6 +438,7 @@ public:
             note("branches added", graph.count(restructure::NodeKind::Branch));
             note("dummies added", graph.count(restructure::NodeKind::Dummy));
         }
+        report_undone(guard.undo_broken(), report);
         return report;
     }
 

@@ -1,0 +1,38 @@
+// The convergence guard (convergence_guard.hpp): the verifier's convergent sites before and after
+// the pass, and a function's snapshot to return to.
+#include "passes/convergence_guard.hpp"
+
+#include <fmt/format.h>
+
+namespace cfr::passes {
+
+ConvergenceGuard::ConvergenceGuard(ModuleUnit& unit) : unit_(unit), code_(unit) {
+    for (auto& function : unit.functions()) {
+        ConvergentSites sites = convergent_sites(unit, function, code_);
+        if (!sites.empty()) kept_.push_back({&function, std::move(sites), function.snapshot()});
+    }
+}
+
+std::vector<std::string> ConvergenceGuard::undo_broken() {
+    std::vector<std::string> undone;
+    for (Kept& kept : kept_) {
+        FunctionUnit& function = *kept.function;
+        if (function.version() == kept.snapshot.version) continue;
+        const ConvergentSites after = convergent_sites(unit_, function, code_);
+        const auto broken = convergence_broken(function, kept.sites, after);
+        if (!broken) continue;
+        undone.push_back(
+            fmt::format("{}: left alone: {}", function.function().name, broken->detail));
+        function.restore(std::move(kept.snapshot));
+    }
+    return undone;
+}
+
+void report_undone(const std::vector<std::string>& undone, PassReport& report) {
+    for (const std::string& decision : undone) {
+        report.count("functions left alone (convergent operation)");
+        report.decisions.push_back(decision);
+    }
+}
+
+} // namespace cfr::passes
