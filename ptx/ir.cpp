@@ -17,18 +17,6 @@ Type Instruction::type() const {
     return Type::None;
 }
 
-std::optional<Comparison> Instruction::comparison() const {
-    for (const Word w : modifiers)
-        if (const auto c = w.comparison()) return c;
-    return std::nullopt;
-}
-
-StateSpace Instruction::space() const {
-    for (const Word w : modifiers)
-        if (const StateSpace s = state_space_of(w.modifier()); s != StateSpace::None) return s;
-    return StateSpace::None;
-}
-
 ControlKind Instruction::control() const {
     return properties(opcode).control;
 }

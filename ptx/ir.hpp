@@ -72,10 +72,6 @@ struct Instruction {
     bool has(Word w) const { return modifiers.contains(w); }
     // The first type word (cvt.f32.s32: .f32, the destination's); None without one.
     Type type() const;
-    std::optional<Comparison> comparison() const;
-    // The first state space its words name (ld.global: Global; cvta.to.shared: Shared); None for
-    // generic addressing or an instruction without memory.
-    StateSpace space() const;
     ControlKind control() const;
 
     friend bool operator==(const Instruction&, const Instruction&) = default;
