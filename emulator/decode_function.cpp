@@ -136,23 +136,38 @@ void FunctionDecoder::parameters(const ptx::Function& fn) {
 
 namespace {
 
+// The numbers of a directive's text ("16, 8, 1"); a missing dimension is 1.
+Dim3 dimensions(const std::string& text) {
+    uint64_t values[3] = {1, 1, 1};
+    unsigned n = 0;
+    uint64_t value = 0;
+    for (char c : text + ",") {
+        if (std::isdigit(static_cast<unsigned char>(c))) {
+            value = std::min<uint64_t>(value * 10 + uint64_t(c - '0'), UINT32_MAX);
+        } else if (c == ',') {
+            if (n < 3) values[n++] = value;
+            value = 0;
+        }
+    }
+    return Dim3{uint32_t(values[0]), uint32_t(values[1]), uint32_t(values[2])};
+}
+
 // The threads per block .maxntid and .reqntid allow (the product of the dimensions), 0 without.
 uint32_t thread_limit(const std::vector<ptx::Directive>& performance) {
     uint64_t limit = 0;
     for (const ptx::Directive& d : performance) {
         if (d.name != ".maxntid" && d.name != ".reqntid") continue;
-        uint64_t product = 1, value = 0;
-        for (char c : d.text + ",") {
-            if (std::isdigit(static_cast<unsigned char>(c))) {
-                value = std::min<uint64_t>(value * 10 + uint64_t(c - '0'), UINT32_MAX);
-            } else if (c == ',') {
-                product = std::min<uint64_t>(product * value, UINT32_MAX);
-                value = 0;
-            }
-        }
+        const uint64_t product = std::min<uint64_t>(dimensions(d.text).count(), UINT32_MAX);
         limit = limit ? std::min(limit, product) : product;
     }
     return uint32_t(limit);
+}
+
+void read_cluster_directives(const std::vector<ptx::Directive>& performance, DFunction& f) {
+    for (const ptx::Directive& d : performance) {
+        if (d.name == ".reqnctapercluster") f.required_cluster = dimensions(d.text);
+        if (d.name == ".explicitcluster") f.explicit_cluster = true;
+    }
 }
 
 } // namespace
@@ -160,6 +175,7 @@ uint32_t thread_limit(const std::vector<ptx::Directive>& performance) {
 void FunctionDecoder::run(const ptx::Function& fn) {
     f().begin_pc = uint32_t(p_.code.size());
     f().max_threads = thread_limit(fn.performance);
+    read_cluster_directives(fn.performance, f());
     parameters(fn);
     if (fn.body) statements(*fn.body);
     end_of_function(fn);

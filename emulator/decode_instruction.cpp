@@ -45,6 +45,8 @@ Family family_of(Opcode op, const Operands& ops) {
     case Opcode::Prefetchu:
     case Opcode::Cvta:
     case Opcode::Isspacep:
+    case Opcode::Mapa:
+    case Opcode::Getctarank:
     case Opcode::Discard:
     case Opcode::Applypriority:
     case Opcode::Createpolicy:
@@ -157,6 +159,9 @@ void apply(Modifier m, Inst& in) {
     case Modifier::SharedCta:
         in.addr.space = Space::Shared;
         break;
+    case Modifier::SharedCluster:
+        in.addr.space = Space::SharedCluster;
+        break;
     case Modifier::Local:
         in.addr.space = Space::Local;
         break;
@@ -238,6 +243,8 @@ Convergence convergence_of(const DecodeRequest& r) {
     const bool aligned = r.has(Modifier::Aligned);
     if (r.op == Opcode::Bar)
         return r.has(Modifier::Warp) ? Convergence::MemberMask : Convergence::Barrier;
+    if (r.op == Opcode::Barrier && r.has(Modifier::Cluster))
+        return aligned ? Convergence::Aligned : Convergence::None;
     if (r.op == Opcode::Barrier) return aligned ? Convergence::Barrier : Convergence::None;
     if (r.has(Modifier::Sync) && ptx::properties(r.op).group == ptx::Group::WarpExchange)
         return Convergence::MemberMask;

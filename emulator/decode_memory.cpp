@@ -21,7 +21,8 @@ Ty memory_source_type(const DecodeRequest& r, const Inst& in, size_t) {
 
 Error FunctionDecoder::memory_operands(const Operands& ops, const DecodeRequest& r,
                                        Inst& in) const {
-    if (r.op == Opcode::Cvta || r.op == Opcode::Isspacep || r.op == Opcode::Createpolicy) {
+    if (r.op == Opcode::Cvta || r.op == Opcode::Isspacep || r.op == Opcode::Createpolicy ||
+        r.op == Opcode::Mapa || r.op == Opcode::Getctarank) {
         in.nd = 1;
         if (!ops.empty())
             if (Error e = dest(ops[0], in.d[0])) return e;

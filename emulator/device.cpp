@@ -2,6 +2,7 @@
 // or blocks spread over host threads), and collection of per-launch statistics.
 #include "emulator/device.hpp"
 
+#include "emulator/block_groups.hpp"
 #include "emulator/decode.hpp"
 #include "emulator/engine.hpp"
 #include "ptx/parser.hpp"
@@ -41,6 +42,9 @@ public:
 };
 
 namespace {
+
+// The grid barrier of a cooperative launch: nvcc's grid.sync() counts arrivals at byte 4.
+constexpr uint64_t kGridWorkspaceBytes = 16;
 
 Error err(ErrorCode c, std::string m) {
     return Error{c, std::move(m)};
@@ -236,6 +240,8 @@ KernelInfo Device::kernel_info(const Kernel* kernel) const {
     info.registers = f.nregs;
     info.target_sm = p.target_sm;
     info.max_threads = f.max_threads;
+    info.required_cluster = f.required_cluster;
+    info.explicit_cluster = f.explicit_cluster || f.required_cluster.count() > 0;
     return info;
 }
 
@@ -318,6 +324,11 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
     if (config.block.x == 0 || config.block.y == 0 || config.block.z == 0 || threads > 1024 ||
         config.grid.x == 0 || config.grid.y == 0 || config.grid.z == 0 || config.block.z > 64)
         return err(ErrorCode::InvalidLaunch, "launch of '" + k.name + "': bad grid or block size");
+    const Dim3& cl = config.cluster;
+    if (cl.x == 0 || cl.y == 0 || cl.z == 0 || config.grid.x % cl.x || config.grid.y % cl.y ||
+        config.grid.z % cl.z)
+        return err(ErrorCode::InvalidLaunch,
+                   "launch of '" + k.name + "': the grid is not a whole number of clusters");
     if (param_bytes < k.param_bytes || (k.param_bytes && !params))
         return err(ErrorCode::InvalidLaunch, "launch of '" + k.name + "': parameter buffer of " +
                                                  std::to_string(param_bytes) + " bytes, need " +
@@ -337,10 +348,17 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
                     static_cast<const uint8_t*>(params) + (params ? param_bytes : 0));
     L.warps_per_block = uint32_t((threads + 31) / 32);
     L.textures = &impl_->textures;
+    if (config.cooperative) {
+        L.grid_workspace = impl_->memory.allocate(kGridWorkspaceBytes);
+        if (!L.grid_workspace)
+            return err(ErrorCode::OutOfMemory,
+                       "launch of '" + k.name + "': no device memory for the grid barrier");
+    }
     unsigned workers = impl_->options.threads ? impl_->options.threads
                                               : std::max(1u, std::thread::hardware_concurrency());
     uint64_t nblocks = config.grid.count();
-    workers = unsigned(std::min<uint64_t>(workers, nblocks));
+    const uint64_t group_count = config.cooperative ? 1 : nblocks / config.cluster.count();
+    workers = unsigned(std::min<uint64_t>(workers, group_count));
     L.parallel = workers > 1;
 
     auto fresh_counters = [&] {
@@ -355,36 +373,38 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
     std::vector<Counters> counters(workers);
     for (auto& c : counters)
         c = fresh_counters();
-    std::atomic<uint64_t> next_block{0};
+    const BlockGroups groups(config);
+    std::atomic<uint64_t> next_group{0};
     std::mutex fault_mutex;
     std::optional<std::pair<uint64_t, LaunchFault>> first_fault;
 
     auto worker = [&](unsigned id) {
-        BlockCtx B;
-        B.worker = id;
+        std::vector<BlockCtx> blocks(groups.size);
+        std::vector<BlockCtx*> running;
         for (;;) {
             if (L.failed.load()) return;
-            uint64_t b = next_block.fetch_add(1);
-            if (b >= nblocks) return;
-            B.linear = uint32_t(b);
-            B.ctaid = Dim3{uint32_t(b % config.grid.x), uint32_t(b / config.grid.x % config.grid.y),
-                           uint32_t(b / (uint64_t(config.grid.x) * config.grid.y))};
-            B.shared.assign(shared_bytes, 0);
-            B.clock = 0;
+            const uint64_t g = next_group.fetch_add(1);
+            if (g >= groups.count) return;
+            groups.place(g, blocks, running, shared_bytes, id);
             try {
-                run_block(L, B, counters[id]);
+                if (running.size() == 1) {
+                    run_block(L, *running[0], counters[id]);
+                } else {
+                    run_blocks_together(L, running, counters[id]);
+                }
                 Counters& c = counters[id];
-                uint64_t issue = std::min<uint64_t>(4, L.warps_per_block);
-                c.sm_cycles[b % c.sm_cycles.size()] += (B.clock + issue - 1) / issue;
+                const uint64_t issue = std::min<uint64_t>(4, L.warps_per_block);
+                for (const BlockCtx* B : running)
+                    c.sm_cycles[B->linear % c.sm_cycles.size()] += (B->clock + issue - 1) / issue;
             } catch (const LaunchFault& f) {
-                std::lock_guard g(fault_mutex);
-                if (!first_fault || b < first_fault->first) first_fault = {{b, f}};
+                std::lock_guard guard(fault_mutex);
+                if (!first_fault || g < first_fault->first) first_fault = {{g, f}};
                 L.failed = true;
                 return;
             } catch (const std::bad_alloc&) {
-                std::lock_guard g(fault_mutex);
+                std::lock_guard guard(fault_mutex);
                 first_fault = {
-                    {b, LaunchFault{ErrorCode::OutOfMemory,
+                    {g, LaunchFault{ErrorCode::OutOfMemory,
                                     "host out of memory running '" + k.name + "'", std::nullopt}}};
                 L.failed = true;
                 return;
@@ -462,6 +482,7 @@ Error Device::launch(Kernel* kernel, const LaunchConfig& config, const void* par
             s.blocks_executed.push_back(std::move(bs));
         }
     }
+    if (L.grid_workspace) impl_->memory.release(L.grid_workspace);
     if (stats) *stats = s;
     kernel->accumulated.accumulate(s);
     if (first_fault) {

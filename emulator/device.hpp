@@ -35,8 +35,10 @@ struct KernelInfo {
     uint32_t static_shared_bytes = 0;
     uint32_t local_bytes = 0; // per-thread frame of the kernel itself
     uint32_t registers = 0;
-    uint32_t target_sm = 0;   // .target sm_XY of the kernel's PTX as XY (0: none)
-    uint32_t max_threads = 0; // .maxntid / .reqntid: threads per block at most (0: no limit)
+    uint32_t target_sm = 0;         // .target sm_XY of the kernel's PTX as XY (0: none)
+    uint32_t max_threads = 0;       // .maxntid / .reqntid: threads per block at most (0: no limit)
+    Dim3 required_cluster{0, 0, 0}; // .reqnctapercluster: blocks per cluster (0 x 0 x 0: none)
+    bool explicit_cluster = false;  // .explicitcluster or .reqnctapercluster: clusters only
 };
 
 class Module;     // a loaded, decoded PTX module

@@ -14,9 +14,20 @@ struct Dim3 {
 };
 
 struct LaunchConfig {
+    LaunchConfig() = default;
+    LaunchConfig(Dim3 grid_, Dim3 block_, uint32_t dynamic_shared = 0)
+        : grid(grid_), block(block_), dynamic_shared_bytes(dynamic_shared) {}
+
     Dim3 grid;
     Dim3 block;
     uint32_t dynamic_shared_bytes = 0;
+    // Thread-block clusters: the blocks of a cluster run together and share their shared memory.
+    // explicit_cluster: the launch or the kernel asked for clusters (%is_explicit_cluster).
+    Dim3 cluster;
+    bool explicit_cluster = false;
+    // A cooperative launch: every block runs together, and grid-wide synchronisation has its
+    // barrier (cuLaunchCooperativeKernel).
+    bool cooperative = false;
 };
 
 struct DeviceOptions {

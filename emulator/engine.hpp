@@ -48,7 +48,7 @@ struct BlockSeen {
     uint32_t mask = 0;
 };
 
-enum class WarpState : uint8_t { Ready, Barrier, Done };
+enum class WarpState : uint8_t { Ready, Barrier, ClusterWait, Done };
 
 // What bar.red computes over the predicates of the threads that arrive.
 enum class BarrierReduction : uint8_t { None, Popc, And, Or };
@@ -66,6 +66,9 @@ struct Warp {
     // rest of the warp, and where (kNone: none pending).
     uint32_t partial_barrier_pc = kNone;
     uint32_t partial_barrier_lanes = 0;
+    // barrier.cluster: how often each lane arrived, and the phase a ClusterWait warp waits for.
+    std::array<uint32_t, 32> cluster_arrivals{};
+    uint32_t cluster_phase = 0;
     std::vector<StackEntry> stack;
     std::vector<Frame> frames;
     std::vector<uint64_t> regs; // frames' registers, [reg * 32 + lane]
@@ -102,6 +105,12 @@ struct BlockCtx {
     std::array<Barrier, 16> barriers{};
     uint64_t clock = 0;
     uint32_t worker = 0;
+    bool done = false; // every thread exited
+    // The blocks of this block's cluster by rank (this one included; just this one without
+    // clusters), and this block's rank and position in it.
+    std::vector<BlockCtx*> cluster;
+    uint32_t cluster_rank = 0;
+    Dim3 cluster_ctaid{0, 0, 0};
 };
 
 // Counters of one worker thread; merged after the launch.
@@ -124,6 +133,7 @@ struct LaunchCtx {
     std::vector<uint8_t> params;
     uint32_t warps_per_block = 0;
     bool parallel = false;
+    DevicePtr grid_workspace = 0;         // a cooperative launch's grid barrier (%envreg1:%envreg2)
     std::atomic<uint64_t> write_epoch{0}; // bumped by every store / atomic (no-progress detector)
     std::atomic<bool> failed{false};
     std::mutex printf_mutex;
@@ -195,6 +205,8 @@ inline uint64_t bits(T v) {
 // Memory access for one lane: returns a host pointer to `bytes` bytes at the address in `space`,
 // faulting on out-of-bounds or misaligned access.
 uint8_t* access(Exec& x, Space space, uint64_t addr, uint32_t bytes, unsigned lane, bool write);
+// The same for a shared::cluster address (ops_cluster.cpp).
+uint8_t* cluster_shared(Exec& x, uint64_t addr, uint32_t bytes, unsigned lane, bool write);
 
 inline uint64_t effective_address(const Exec& x, const Inst& in, unsigned lane) {
     uint64_t a = uint64_t(in.addr.offset);
@@ -212,7 +224,17 @@ void exit_lanes(Exec& x, uint32_t lanes);
 void check_convergence(Exec& x, const Inst& in);
 void check_reconvergence(Exec& x, const StackEntry& joined);
 
-// Runs one block to completion (engine.cpp).
+// Block scheduling (engine.cpp). A block starts, then runs in steps: every ready warp runs one
+// time slice, then barriers whose warps have all arrived complete. Blocks that wait for each other
+// (a cooperative grid, a cluster) are stepped in turn; others run to completion one by one.
+enum class BlockStep : uint8_t { Done, Progress, Stalled };
+void start_block(LaunchCtx& L, BlockCtx& B);
+BlockStep step_block(LaunchCtx& L, BlockCtx& B, Counters& C);
+[[noreturn]] void stall_fault(LaunchCtx& L, BlockCtx& B, Counters& C);
 void run_block(LaunchCtx& L, BlockCtx& B, Counters& C);
+void run_blocks_together(LaunchCtx& L, const std::vector<BlockCtx*>& blocks, Counters& C);
+// Whether every thread of B's cluster that has not exited arrived at barrier.cluster `phase`
+// times.
+bool cluster_phase_complete(const BlockCtx& B, uint32_t phase);
 
 } // namespace cfr::emu

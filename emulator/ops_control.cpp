@@ -304,8 +304,9 @@ Handler select_control(const DecodeRequest& r, Inst& in) {
     case Opcode::Brkpt:
         return trap_h;
     case Opcode::Bar:
-    case Opcode::Barrier:
         return select_barrier(r, in);
+    case Opcode::Barrier:
+        return r.has(Modifier::Cluster) ? select_cluster_barrier(r, in) : select_barrier(r, in);
     default:
         in.control = false;
         return nullptr;

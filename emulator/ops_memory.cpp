@@ -14,7 +14,7 @@ namespace cfr::emu {
 uint8_t* access(Exec& x, Space space, uint64_t addr, uint32_t bytes, unsigned lane, bool write) {
     if (space == Space::Generic) {
         if (addr >= kSharedWindow && addr < kSharedWindow + kWindowSize) {
-            space = Space::Shared;
+            space = Space::SharedCluster;
             addr -= kSharedWindow;
         } else if (addr >= kLocalWindow && addr < kLocalWindow + kWindowSize) {
             space = Space::Local;
@@ -52,6 +52,8 @@ uint8_t* access(Exec& x, Space space, uint64_t addr, uint32_t bytes, unsigned la
                   std::string("out-of-bounds shared ") + (write ? "write" : "read"), int(lane),
                   &addr);
         return x.B->shared.data() + addr;
+    case Space::SharedCluster:
+        return cluster_shared(x, addr, bytes, lane, write);
     case Space::Local:
     case Space::FrameParam:
         if (addr + bytes > x.w->local_top || addr >= x.w->local_top)
@@ -315,7 +317,9 @@ enum class Conversion : uint8_t { Identity, ToGeneric, FromGeneric };
 
 // The generic address window of a windowed state space (Shared, Local, KernelParam).
 uint64_t generic_window(Space s) {
-    return s == Space::Shared ? kSharedWindow : s == Space::Local ? kLocalWindow : kParamWindow;
+    return s == Space::Shared || s == Space::SharedCluster ? kSharedWindow
+           : s == Space::Local                             ? kLocalWindow
+                                                           : kParamWindow;
 }
 
 void cvta_h(Exec& x, const Inst& in) {
@@ -332,7 +336,8 @@ void cvta_h(Exec& x, const Inst& in) {
 // Whether a generic address lies in the window of Inst::addr.space (global: below them all).
 void isspacep_h(Exec& x, const Inst& in) {
     const Space s = in.addr.space;
-    const bool windowed = s == Space::Shared || s == Space::Local || s == Space::KernelParam;
+    const bool windowed = s == Space::Shared || s == Space::SharedCluster || s == Space::Local ||
+                          s == Space::KernelParam;
     const uint64_t window = generic_window(s);
     for_lanes(x.mask, [&](unsigned l) {
         const uint64_t a = rd(x, in.s[0], l);
@@ -355,8 +360,8 @@ using ptx::Opcode;
 
 Handler select_load_store(const DecodeRequest& r, Inst& in) {
     const bool named_space = r.has(Modifier::Param) || r.has(Modifier::Global) ||
-                             r.has(Modifier::Shared) || r.has(Modifier::Local) ||
-                             r.has(Modifier::Const);
+                             r.has(Modifier::Shared) || r.has(Modifier::SharedCluster) ||
+                             r.has(Modifier::Local) || r.has(Modifier::Const);
     // A [symbol] of a .func's parameter or a local variable lives in the frame.
     if (r.has(Modifier::Param) && in.addr.frame_relative) in.addr.space = Space::Local;
     if (!named_space && in.addr.space == Space::KernelParam && !in.addr.has_reg) {
@@ -431,6 +436,7 @@ Handler select_cvta(const DecodeRequest& r, Inst& in) {
         in.set_mode(Conversion::Identity);
         return cvta_h;
     case Space::Shared:
+    case Space::SharedCluster:
     case Space::Local:
     case Space::KernelParam:
         in.set_mode(direction);
@@ -460,6 +466,9 @@ Handler select_memory(const DecodeRequest& r, Inst& in) {
         return select_cvta(r, in);
     case Opcode::Isspacep:
         return isspacep_h;
+    case Opcode::Mapa:
+    case Opcode::Getctarank:
+        return select_cluster_address(r, in);
     default:
         return nullptr;
     }

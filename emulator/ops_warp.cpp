@@ -23,7 +23,61 @@ enum class ShuffleMode : uint8_t { Up, Down, Bfly, Idx };
 enum class MatchMode : uint8_t { Any, All };
 enum class ReduxMode : uint8_t { Add, MinU, MaxU, MinS, MaxS, And, Or, Xor };
 
+// %envreg<i>: a cooperative launch's grid barrier is at %envreg1:%envreg2; the others are 0.
+uint64_t environment_register(const Exec& x, unsigned i) {
+    const uint64_t workspace = x.L->grid_workspace;
+    return i == 1 ? workspace >> 32 : i == 2 ? workspace & 0xffffffffu : 0;
+}
+
+// The special registers whose value every thread of a block shares: the cluster's geometry and
+// the launch's environment registers.
+std::optional<uint64_t> block_special(const Exec& x, SR r) {
+    const Dim3& cluster = x.L->config.cluster;
+    const Dim3& grid = x.L->config.grid;
+    const BlockCtx& B = *x.B;
+    if (r >= SR::Envreg0 && r <= SR::Envreg31)
+        return environment_register(x, unsigned(r) - unsigned(SR::Envreg0));
+    switch (r) {
+    case SR::ClusteridX:
+        return B.ctaid.x / cluster.x;
+    case SR::ClusteridY:
+        return B.ctaid.y / cluster.y;
+    case SR::ClusteridZ:
+        return B.ctaid.z / cluster.z;
+    case SR::NclusteridX:
+        return grid.x / cluster.x;
+    case SR::NclusteridY:
+        return grid.y / cluster.y;
+    case SR::NclusteridZ:
+        return grid.z / cluster.z;
+    case SR::ClusterCtaidX:
+        return B.cluster_ctaid.x;
+    case SR::ClusterCtaidY:
+        return B.cluster_ctaid.y;
+    case SR::ClusterCtaidZ:
+        return B.cluster_ctaid.z;
+    case SR::ClusterNctaidX:
+        return cluster.x;
+    case SR::ClusterNctaidY:
+        return cluster.y;
+    case SR::ClusterNctaidZ:
+        return cluster.z;
+    case SR::ClusterCtarank:
+        return B.cluster_rank;
+    case SR::ClusterNctarank:
+        return cluster.count();
+    case SR::IsExplicitCluster:
+        return x.L->config.explicit_cluster ? 1 : 0;
+    default:
+        return std::nullopt;
+    }
+}
+
 void special_h(Exec& x, const Inst& in) {
+    if (const std::optional<uint64_t> v = block_special(x, in.mode_as<SR>())) {
+        for_lanes(x.mask, [&](unsigned l) { wr(x, in.d[0], l, *v); });
+        return;
+    }
     const LaunchConfig& c = x.L->config;
     const Dim3& bd = c.block;
     uint32_t wbase = x.w->index * 32;
@@ -125,7 +179,7 @@ void special_h(Exec& x, const Inst& in) {
         case SR::ClockHi:
             v = uint32_t(x.B->clock >> 32);
             break;
-        case SR::Unknown:
+        default:
             break;
         }
         wr(x, in.d[0], l, v);

@@ -3,6 +3,7 @@
 // immediate bits, address mode), so that execution never looks at strings.
 #pragma once
 
+#include "emulator/device_types.hpp"
 #include "emulator/error.hpp"
 #include "emulator/matrix.hpp"
 #include "ptx/modifier.hpp"
@@ -32,11 +33,12 @@ using Rnd = ptx::Rounding;
 enum class Space : uint8_t {
     Generic,
     Global,
-    Shared,
-    Local,       // per-thread; addresses are offsets in the thread's local arena
-    KernelParam, // the launch's parameter buffer (uniform)
-    FrameParam,  // .func parameters and call-site .param variables, kept in the local arena
-    Const,       // module .const data, allocated in global memory
+    Shared,        // the executing block's shared memory (.shared, .shared::cta)
+    SharedCluster, // any block of the cluster's (ops_cluster.cpp has the addresses)
+    Local,         // per-thread; addresses are offsets in the thread's local arena
+    KernelParam,   // the launch's parameter buffer (uniform)
+    FrameParam,    // .func parameters and call-site .param variables, kept in the local arena
+    Const,         // module .const data, allocated in global memory
 };
 
 // Generic address windows. Global allocations live below kSharedWindow.
@@ -147,8 +149,10 @@ struct DFunction {
     std::vector<uint32_t> callees;
     // The static .shared variables it names: offset, bytes.
     std::vector<std::pair<uint32_t, uint32_t>> shared_vars;
-    uint32_t max_threads = 0; // .maxntid / .reqntid: threads per block at most (0: no limit)
-    Error error;              // the first decode error: the function cannot run
+    uint32_t max_threads = 0;       // .maxntid / .reqntid: threads per block at most (0: no limit)
+    Dim3 required_cluster{0, 0, 0}; // .reqnctapercluster (0 x 0 x 0: none)
+    bool explicit_cluster = false;  // .explicitcluster: launched in clusters only
+    Error error;                    // the first decode error: the function cannot run
     uint32_t first_block = 0, block_count = 0; // module-wide block numbers
 };
 

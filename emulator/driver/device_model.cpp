@@ -192,7 +192,7 @@ CUresult device_attribute(CUdevice_attribute attribute, int* value) {
         v = 0;
         break;
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH:
-        v = 0;
+        v = 1;
         break;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN:
         v = kSharedPerBlockOptin;
@@ -240,7 +240,7 @@ CUresult device_attribute(CUdevice_attribute attribute, int* value) {
         v = 0;
         break;
     case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH:
-        v = 0;
+        v = 1;
         break;
     case CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED:
         v = 0;

@@ -219,6 +219,8 @@ inline CUresult not_supported(const char* name) {
 inline constexpr int kSmMajor = 9;
 inline constexpr int kSmMinor = 0;
 inline constexpr int kSmCount = 132;
+inline constexpr int kSmsPerGpc = 16;             // a cluster's blocks share one GPC
+inline constexpr int kMaxPortableClusterSize = 8; // blocks
 inline constexpr int kClockKhz = 1755000;
 inline constexpr int kWarpSize = 32;
 inline constexpr int kMaxThreadsPerBlock = 1024;

@@ -1,4 +1,5 @@
-// Kernel launches: cuLaunchKernel, cuLaunchKernelEx and cuLaunchCooperativeKernel. A launch runs to
+// Kernel launches: cuLaunchKernel, cuLaunchKernelEx (with clusters and the cooperative attribute)
+// and cuLaunchCooperativeKernel. A launch runs to
 // completion on the emulator before the call returns. A failed launch returns its error, prints
 // the emulator's message on stderr, and is reported once more by the next synchronisation. The
 // function must belong to the stream's context; a CUkernel runs as its function in that context.
@@ -31,6 +32,16 @@ cfr::emu::LaunchConfig make_config(unsigned gx, unsigned gy, unsigned gz, unsign
     return config;
 }
 
+// The launch attributes that shape the launch: clusters and cooperative launch. The others
+// (priorities, access policies, programmatic dependencies, ...) change nothing here.
+void apply_attribute(const CUlaunchAttribute& a, cfr::emu::LaunchConfig* config) {
+    if (a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+        config->cluster = {a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z};
+        config->explicit_cluster = true;
+    }
+    if (a.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) config->cooperative = a.value.cooperative != 0;
+}
+
 } // namespace
 
 CFR_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -51,25 +62,20 @@ CFR_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDim
                                               unsigned int blockDimZ, unsigned int sharedMemBytes,
                                               CUstream hStream, void** kernelParams) {
     CFR_API();
-    return launch(
-        f,
-        make_config(gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes),
-        hStream, kernelParams, nullptr, "cuLaunchCooperativeKernel");
+    cfr::emu::LaunchConfig config =
+        make_config(gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes);
+    config.cooperative = true;
+    return launch(f, config, hStream, kernelParams, nullptr, "cuLaunchCooperativeKernel");
 }
 
 CFR_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f,
                                      void** kernelParams, void** extra) {
     CFR_API();
-    if (!config) return CUDA_ERROR_INVALID_VALUE;
-    for (unsigned i = 0; i < config->numAttrs; ++i) {
-        const CUlaunchAttribute& a = config->attrs[i];
-        if (a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION &&
-            a.value.clusterDim.x * a.value.clusterDim.y * a.value.clusterDim.z > 1)
-            return not_supported("cuLaunchKernelEx with thread-block clusters");
-    }
-    return launch(f,
-                  make_config(config->gridDimX, config->gridDimY, config->gridDimZ,
-                              config->blockDimX, config->blockDimY, config->blockDimZ,
-                              config->sharedMemBytes),
-                  config->hStream, kernelParams, extra, "cuLaunchKernelEx");
+    if (!config || (config->numAttrs && !config->attrs)) return CUDA_ERROR_INVALID_VALUE;
+    cfr::emu::LaunchConfig launch_config =
+        make_config(config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
+                    config->blockDimY, config->blockDimZ, config->sharedMemBytes);
+    for (unsigned i = 0; i < config->numAttrs; ++i)
+        apply_attribute(config->attrs[i], &launch_config);
+    return launch(f, launch_config, config->hStream, kernelParams, extra, "cuLaunchKernelEx");
 }

@@ -1,5 +1,5 @@
-// The occupancy calculator: cuOccupancy* over the device model of occupancy.cpp. The emulated
-// device has no thread-block clusters, so the cluster forms answer CUDA_ERROR_NOT_SUPPORTED.
+// The occupancy calculator: cuOccupancy* over the device model of occupancy.cpp. The cluster forms
+// model the device's multiprocessors as GPCs of kSmsPerGpc, each holding whole clusters.
 #include "emulator/driver/handles.hpp"
 
 using namespace cfr::driver;
@@ -41,11 +41,33 @@ CUresult potential_block_size(int* min_grid_size, int* block_size, CUfunction fu
     return CUDA_SUCCESS;
 }
 
-CUresult no_clusters(int* out, CUfunction func, const CUlaunchConfig* config) {
-    KernelResources k;
-    if (CUresult r = resources_of(func, &k)) return r;
-    if (!out || !config) return CUDA_ERROR_INVALID_VALUE;
-    return CUDA_ERROR_NOT_SUPPORTED;
+// Blocks of the launch `config` describes that one multiprocessor holds, and its cluster shape
+// (from the launch's attribute, else the kernel's compiled one).
+CUresult cluster_occupancy(CUfunction func, const CUlaunchConfig* config, int* blocks_per_sm,
+                           cfr::emu::LaunchConfig* shape) {
+    FunctionView fn;
+    if (CUresult r = function_of(func, &fn)) return r;
+    if (!config || (config->numAttrs && !config->attrs)) return CUDA_ERROR_INVALID_VALUE;
+    shape->grid = {config->gridDimX, config->gridDimY, config->gridDimZ};
+    shape->block = {config->blockDimX, config->blockDimY, config->blockDimZ};
+    for (unsigned i = 0; i < config->numAttrs; ++i)
+        if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            const auto& d = config->attrs[i].value.clusterDim;
+            shape->cluster = {d.x, d.y, d.z};
+            shape->explicit_cluster = true;
+        }
+    const cfr::emu::KernelInfo info = state().device->kernel_info(fn.kernel);
+    if (info.required_cluster.count() > 0) {
+        const cfr::emu::Dim3& r = info.required_cluster;
+        const cfr::emu::Dim3& given = shape->cluster;
+        if (shape->explicit_cluster && (given.x != r.x || given.y != r.y || given.z != r.z))
+            return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        shape->cluster = r;
+        shape->explicit_cluster = true;
+    }
+    *blocks_per_sm = max_active_blocks(kernel_resources(info, *fn.settings),
+                                       int(shape->block.count()), config->sharedMemBytes);
+    return CUDA_SUCCESS;
 }
 
 } // namespace
@@ -92,14 +114,30 @@ CFR_EXPORT CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t* dynamicSmemS
     return CUDA_SUCCESS;
 }
 
+// The largest portable cluster whose blocks one GPC holds.
 CFR_EXPORT CUresult cuOccupancyMaxPotentialClusterSize(int* clusterSize, CUfunction func,
                                                        const CUlaunchConfig* config) {
     CFR_API();
-    return no_clusters(clusterSize, func, config);
+    int per_sm = 0;
+    cfr::emu::LaunchConfig shape;
+    if (CUresult r = cluster_occupancy(func, config, &per_sm, &shape)) return r;
+    if (!clusterSize) return CUDA_ERROR_INVALID_VALUE;
+    *clusterSize = std::min(kMaxPortableClusterSize, per_sm * kSmsPerGpc);
+    return CUDA_SUCCESS;
 }
 
+// Clusters of the launch's shape resident at once: each GPC holds whole clusters. The shape comes
+// from the launch's attribute or the kernel's compiled one; without either it is an error.
 CFR_EXPORT CUresult cuOccupancyMaxActiveClusters(int* numClusters, CUfunction func,
                                                  const CUlaunchConfig* config) {
     CFR_API();
-    return no_clusters(numClusters, func, config);
+    int per_sm = 0;
+    cfr::emu::LaunchConfig shape;
+    if (CUresult r = cluster_occupancy(func, config, &per_sm, &shape)) return r;
+    if (!numClusters) return CUDA_ERROR_INVALID_VALUE;
+    const uint64_t size = shape.cluster.count();
+    if (!shape.explicit_cluster || size == 0 || size > uint64_t(kMaxPortableClusterSize))
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+    *numClusters = int(uint64_t(per_sm) * kSmsPerGpc / size * (kSmCount / kSmsPerGpc));
+    return CUDA_SUCCESS;
 }

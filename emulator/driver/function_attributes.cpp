@@ -38,6 +38,24 @@ bool is_cluster_attribute(CUfunction_attribute attrib) {
     }
 }
 
+// The compiled cluster shape (.reqnctapercluster, 0 without) and whether a launch must name one
+// (.explicitcluster without a compiled shape).
+int cluster_attribute(CUfunction_attribute attrib, const emu::KernelInfo& info) {
+    const emu::Dim3& required = info.required_cluster;
+    switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+        return int(required.x);
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+        return int(required.y);
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+        return int(required.z);
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+        return info.explicit_cluster && required.count() == 0 ? 1 : 0;
+    default: // non-portable sizes not allowed; the default scheduling policy
+        return 0;
+    }
+}
+
 } // namespace
 
 CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Kernel* kernel,
@@ -76,7 +94,7 @@ CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Ker
         break;
     default:
         if (!is_cluster_attribute(attrib)) return CUDA_ERROR_INVALID_VALUE;
-        *pi = 0;
+        *pi = cluster_attribute(attrib, info);
     }
     return CUDA_SUCCESS;
 }

@@ -109,6 +109,9 @@ CUresult make_kernel_work(const emu::Kernel* kernel, const emu::LaunchConfig& co
     if (config.grid.count() == 0 || config.block.count() == 0 || config.block.count() > 1024)
         return CUDA_ERROR_INVALID_VALUE;
     out->config = config;
+    const emu::KernelInfo info = state().device->kernel_info(kernel);
+    if (CUresult r = resolve_clusters(info, &out->config)) return r;
+    if (CUresult r = check_cooperative(info, out->config)) return r;
     return pack_params(kernel, kernelParams, extra, &out->params);
 }
 

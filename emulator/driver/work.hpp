@@ -54,6 +54,10 @@ CUgraphNodeType node_type(const Work& work);
 // layout.
 CUresult make_kernel_work(const emu::Kernel* kernel, const emu::LaunchConfig& config,
                           void** kernelParams, void** extra, KernelWork* out);
+// launch_shape.cpp: a launch's clusters, made concrete from the kernel's compiled ones where the
+// launch names none, and a cooperative launch's grid, checked against what the device allows.
+CUresult resolve_clusters(const emu::KernelInfo& info, emu::LaunchConfig* config);
+CUresult check_cooperative(const emu::KernelInfo& info, const emu::LaunchConfig& config);
 // The emulator kernel behind a CUfunction or CUkernel handle (for its parameter layout).
 CUresult kernel_of_handle(uint64_t handle, const emu::Kernel** out);
 // Runs work now, in `ctx`.

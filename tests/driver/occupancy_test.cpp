@@ -212,7 +212,7 @@ TEST_CASE("occupancy: the block size of the highest occupancy") {
     CHECK(grid == 16 * 132);
 }
 
-TEST_CASE("occupancy: dynamic shared memory available per block, and no clusters") {
+TEST_CASE("occupancy: dynamic shared memory available per block, and clusters") {
     primary();
     OccupancyModule m;
     size_t bytes = 0;
@@ -227,11 +227,26 @@ TEST_CASE("occupancy: dynamic shared memory available per block, and no clusters
             CUDA_SUCCESS);
     CHECK(bytes == 0);
 
+    // 40 registers, 128 threads: 12 blocks per multiprocessor, 16 multiprocessors per GPC, 8 GPCs.
     CUlaunchConfig config{};
     config.gridDimX = 8;
+    config.gridDimY = config.gridDimZ = 1;
     config.blockDimX = 128;
+    config.blockDimY = config.blockDimZ = 1;
     int n = 0;
-    CHECK(cuOccupancyMaxActiveClusters(&n, m.regs40, &config) == CUDA_ERROR_NOT_SUPPORTED);
-    CHECK(cuOccupancyMaxPotentialClusterSize(&n, m.regs40, &config) == CUDA_ERROR_NOT_SUPPORTED);
+    REQUIRE(cuOccupancyMaxPotentialClusterSize(&n, m.regs40, &config) == CUDA_SUCCESS);
+    CHECK(n == 8);
+    CHECK(cuOccupancyMaxActiveClusters(&n, m.regs40, &config) == CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    CUlaunchAttribute cluster{};
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value.clusterDim.x = 2;
+    cluster.value.clusterDim.y = 1;
+    cluster.value.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    REQUIRE(cuOccupancyMaxActiveClusters(&n, m.regs40, &config) == CUDA_SUCCESS);
+    CHECK(n == 12 * 16 / 2 * 8);
+    cluster.value.clusterDim.x = 16; // beyond the portable 8
+    CHECK(cuOccupancyMaxActiveClusters(&n, m.regs40, &config) == CUDA_ERROR_INVALID_CLUSTER_SIZE);
 }
 #endif

@@ -63,8 +63,14 @@ struct Fixture {
         cfr::emu::Kernel* k = nullptr;
         auto e = dev.get_kernel(mod, kernel, &k);
         if (!e.ok()) return e;
-        cfr::emu::LaunchConfig c{grid, block, dyn_shared};
-        return dev.launch(k, c, params.bytes.data(), params.bytes.size(), stats);
+        return run(kernel, cfr::emu::LaunchConfig(grid, block, dyn_shared), params, stats);
+    }
+    cfr::emu::Error run(const std::string& kernel, const cfr::emu::LaunchConfig& config,
+                        const Params& params, cfr::emu::LaunchStats* stats = nullptr) {
+        cfr::emu::Kernel* k = nullptr;
+        auto e = dev.get_kernel(mod, kernel, &k);
+        if (!e.ok()) return e;
+        return dev.launch(k, config, params.bytes.data(), params.bytes.size(), stats);
     }
 };
 

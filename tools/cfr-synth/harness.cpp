@@ -78,8 +78,7 @@ Execution Harness::run(const std::string& ptx, const std::vector<uint32_t>& inpu
         device_.memset(out, 0xA5, out_bytes);
         void* params[] = {&in, &out};
         const uint32_t block = threads % 128 == 0 ? 128 : 32;
-        const emu::LaunchConfig config{.grid = {(threads + block - 1) / block, 1, 1},
-                                       .block = {block, 1, 1}};
+        const emu::LaunchConfig config({(threads + block - 1) / block, 1, 1}, {block, 1, 1});
         emu::LaunchStats stats;
         if (auto e = device_.launch(kernel, config, params, &stats)) {
             fail(e);

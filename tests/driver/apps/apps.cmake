@@ -36,7 +36,7 @@ foreach(mode static shared)
         list(APPEND app_outputs ${exe})
         add_test(NAME "driver-app: ${app} (${mode} cudart)" COMMAND ${exe})
         set_tests_properties("driver-app: ${app} (${mode} cudart)" PROPERTIES ENVIRONMENT "${driver_env}"
-            PASS_REGULAR_EXPRESSION "${app}: OK" FAIL_REGULAR_EXPRESSION "FAILED")
+            PASS_REGULAR_EXPRESSION "${app}: OK" FAIL_REGULAR_EXPRESSION "FAILED:")
     endforeach()
 endforeach()
 
@@ -106,21 +106,24 @@ foreach(mode static shared)
             endif()
             add_test(NAME "${test}" COMMAND ${exe} ${variant})
             set_tests_properties("${test}" PROPERTIES ENVIRONMENT "${strict_env}"
-                PASS_REGULAR_EXPRESSION "${app}: OK" FAIL_REGULAR_EXPRESSION "FAILED")
+                PASS_REGULAR_EXPRESSION "${app}: OK" FAIL_REGULAR_EXPRESSION "FAILED:")
         endforeach()
     endforeach()
 endforeach()
 add_custom_target(cfrjit_driver_lifetime_apps ALL DEPENDS ${lifetime_outputs})
 
 # The occupancy calculator, Thrust and CUB's DeviceReduce (which read the kernels' PTX version),
-# and tensor cores, warp reductions and asynchronous copies (tensor_app, compute_80), through
-# cudart (static cudart, PTX only).
+# tensor cores, warp reductions and asynchronous copies (tensor_app, compute_80), grid-wide
+# synchronisation (coop_app) and thread-block clusters (cluster_app, compute_90), through cudart
+# (static cudart, PTX only).
 set(attribute_outputs)
-foreach(app occupancy_app thrust_app cub_app tensor_app)
+foreach(app occupancy_app thrust_app cub_app tensor_app coop_app cluster_app)
     set(exe ${apps_out}/${app}_static)
     set(arch 75)
     if(app STREQUAL tensor_app)
         set(arch 80)
+    elseif(app STREQUAL cluster_app)
+        set(arch 90)
     endif()
     add_custom_command(OUTPUT ${exe}
         COMMAND ${CFRJIT_NVCC_COMMAND} -gencode arch=compute_${arch},code=compute_${arch} -o ${exe}
@@ -131,7 +134,7 @@ foreach(app occupancy_app thrust_app cub_app tensor_app)
     add_test(NAME "driver-app: ${app} (static cudart)" COMMAND ${exe})
     set_tests_properties("driver-app: ${app} (static cudart)" PROPERTIES
         ENVIRONMENT "${strict_env}" PASS_REGULAR_EXPRESSION "${app}: OK"
-        FAIL_REGULAR_EXPRESSION "FAILED")
+        FAIL_REGULAR_EXPRESSION "FAILED:")
 endforeach()
 add_custom_target(cfrjit_driver_attribute_apps ALL DEPENDS ${attribute_outputs})
 
@@ -146,7 +149,7 @@ endforeach()
 set(scale_ptx ${apps_out}/scale.ptx)
 add_test(NAME "driver-app: ctx_destroy_drv" COMMAND cfrjit_ctx_destroy_drv ${scale_ptx})
 set_tests_properties("driver-app: ctx_destroy_drv" PROPERTIES ENVIRONMENT "${strict_env}"
-    PASS_REGULAR_EXPRESSION "ctx_destroy_drv: OK" FAIL_REGULAR_EXPRESSION "FAILED")
+    PASS_REGULAR_EXPRESSION "ctx_destroy_drv: OK" FAIL_REGULAR_EXPRESSION "FAILED:")
 
 # Each misuse: in strict mode the driver aborts with its message (what the regex shows, then the
 # exit status of SIGABRT); otherwise the call returns the documented error.
@@ -177,5 +180,5 @@ foreach(violation IN LISTS violations)
         COMMAND cfrjit_strict_violation_drv ${case} ${scale_ptx})
     set_tests_properties("driver-app: ${case} returns ${error}" PROPERTIES
         ENVIRONMENT "${driver_env};CFRJIT_EMULATOR_STRICT=0"
-        PASS_REGULAR_EXPRESSION "${case}: ${error}\n" FAIL_REGULAR_EXPRESSION "FAILED")
+        PASS_REGULAR_EXPRESSION "${case}: ${error}\n" FAIL_REGULAR_EXPRESSION "FAILED:")
 endforeach()
