@@ -402,7 +402,8 @@ Function prototype_of(const Function& definition, Linkage linkage) {
 } // namespace
 
 bool is_system_function(std::string_view name) {
-    return name == "vprintf" || name == "malloc" || name == "free" || name == "__assertfail";
+    return name == "vprintf" || name == "malloc" || name == "free" || name == "__assertfail" ||
+           name == "cudaGraphSetConditional";
 }
 
 Module link_modules(std::vector<LinkInput> inputs) {

@@ -31,8 +31,8 @@ struct LinkInput {
 // definition, or inputs with different address sizes.
 Module link_modules(std::vector<LinkInput> inputs);
 
-// Functions the JIT provides itself (vprintf, malloc, free, __assertfail): references to them
-// stay `.extern` and are never unresolved.
+// Functions the JIT provides itself (vprintf, malloc, free, __assertfail,
+// cudaGraphSetConditional): references to them stay `.extern` and are never unresolved.
 bool is_system_function(std::string_view name);
 
 } // namespace cfr::ptx

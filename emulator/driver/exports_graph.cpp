@@ -1,5 +1,6 @@
-// CUDA graphs: creating and destroying them, their kernel, memcpy, memset, host, empty, event and
-// child-graph nodes, editing dependencies, querying structure and parameters, and cloning. Kernel
+// CUDA graphs: creating and destroying them, their kernel, memcpy, memset, host, empty, event,
+// child-graph and conditional nodes (cuGraphAddNode), conditional handles, editing dependencies,
+// querying structure and parameters, and cloning. Kernel
 // arguments are copied when a node is added or its parameters are set (exports_graph_exec.cpp has
 // the executable graphs).
 #include "emulator/driver/capture.hpp"
@@ -189,6 +190,45 @@ CUresult event_handle(CUevent hEvent, uint64_t* out) {
     return CUDA_SUCCESS;
 }
 
+// ---- cuGraphAddNode ----------------------------------------------------------------------------
+
+CUresult add_typed(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                   size_t count, CUgraphNodeParams* params) {
+    switch (enum_bits(params->type)) {
+    case CU_GRAPH_NODE_TYPE_KERNEL: {
+        static_assert(sizeof(CUDA_KERNEL_NODE_PARAMS_v3) == sizeof(CUDA_KERNEL_NODE_PARAMS_v2));
+        CUDA_KERNEL_NODE_PARAMS_v2 p{};
+        std::memcpy(&p, &params->kernel, sizeof p);
+        return add_kernel(phGraphNode, hGraph, dependencies, count, &p);
+    }
+    case CU_GRAPH_NODE_TYPE_EMPTY:
+        return add(phGraphNode, hGraph, dependencies, count, EmptyWork{});
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL: {
+        Graph* graph = nullptr;
+        if (CUresult r = graph_of(hGraph, &graph)) return r;
+        if (!phGraphNode || (count && !dependencies)) return CUDA_ERROR_INVALID_VALUE;
+        GraphNode* node = nullptr;
+        if (CUresult r = add_conditional_node(graph, handles(dependencies, count),
+                                              &params->conditional, &node))
+            return r;
+        *phGraphNode = reinterpret_cast<CUgraphNode>(node->handle);
+        return CUDA_SUCCESS;
+    }
+    }
+    return not_supported("cuGraphAddNode with nodes other than kernel, empty and conditional ones");
+}
+
+CUresult add_node_v2(CUgraphNode* phGraphNode, CUgraph hGraph, const CUgraphNode* dependencies,
+                     const CUgraphEdgeData* edges, size_t count, CUgraphNodeParams* params) {
+    if (CUresult r = check_init()) return r;
+    if (!params) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; edges && i < count; ++i)
+        if (edges[i].type != CU_GRAPH_DEPENDENCY_TYPE_DEFAULT || edges[i].from_port ||
+            edges[i].to_port)
+            return not_supported("graph edges with data");
+    return add_typed(phGraphNode, hGraph, dependencies, count, params);
+}
+
 } // namespace
 
 // ---- graphs and nodes
@@ -356,6 +396,31 @@ CFR_EXPORT CUresult cuGraphAddEmptyNode(CUgraphNode* phGraphNode, CUgraph hGraph
     return add(phGraphNode, hGraph, dependencies, numDependencies, EmptyWork{});
 }
 
+CFR_EXPORT CUresult cuGraphAddNode(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                   const CUgraphNode* dependencies, size_t numDependencies,
+                                   CUgraphNodeParams* nodeParams) {
+    CFR_API();
+    return add_node_v2(phGraphNode, hGraph, dependencies, nullptr, numDependencies, nodeParams);
+}
+CFR_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode* phGraphNode, CUgraph hGraph,
+                                      const CUgraphNode* dependencies,
+                                      const CUgraphEdgeData* dependencyData, size_t numDependencies,
+                                      CUgraphNodeParams* nodeParams) {
+    CFR_API();
+    return add_node_v2(phGraphNode, hGraph, dependencies, dependencyData, numDependencies,
+                       nodeParams);
+}
+
+CFR_EXPORT CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle* pHandle_out,
+                                                   CUgraph hGraph, CUcontext ctx,
+                                                   unsigned int defaultLaunchValue,
+                                                   unsigned int flags) {
+    CFR_API();
+    Graph* graph = nullptr;
+    if (CUresult r = graph_of(hGraph, &graph)) return r;
+    return create_conditional_handle(graph, ctx, defaultLaunchValue, flags, pHandle_out);
+}
+
 CFR_EXPORT CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph hGraph,
                                              const CUgraphNode* dependencies,
                                              size_t numDependencies, CUgraph childGraph) {
@@ -363,6 +428,10 @@ CFR_EXPORT CUresult cuGraphAddChildGraphNode(CUgraphNode* phGraphNode, CUgraph h
     Graph* child = nullptr;
     if (CUresult r = graph_of(childGraph, &child)) return r;
     if (childGraph == hGraph) return CUDA_ERROR_INVALID_VALUE;
+    if (has_conditional_nodes(child))
+        return refuse_graph(CUDA_ERROR_INVALID_VALUE,
+                            "graph " + hex(child->handle) +
+                                " has conditional nodes; it cannot be a child graph");
     std::vector<GraphNode*> order;
     if (topological_order(child, &order, nullptr)) return CUDA_ERROR_INVALID_VALUE;
     if (CUresult r = add(phGraphNode, hGraph, dependencies, numDependencies, ChildGraphWork{}))
@@ -540,6 +609,10 @@ CFR_EXPORT CUresult cuGraphClone(CUgraph* phGraphClone, CUgraph originalGraph) {
     Graph* original = nullptr;
     if (CUresult r = graph_of(originalGraph, &original)) return r;
     if (!phGraphClone) return CUDA_ERROR_INVALID_VALUE;
+    if (has_conditional_nodes(original))
+        return refuse_graph(CUDA_ERROR_INVALID_VALUE,
+                            "graph " + hex(original->handle) +
+                                " has conditional nodes; it cannot be cloned");
     Graph* clone = clone_graph(original, 0, nullptr);
     *phGraphClone = reinterpret_cast<CUgraph>(clone->handle);
     return CUDA_SUCCESS;

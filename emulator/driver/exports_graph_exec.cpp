@@ -5,6 +5,8 @@
 #include "emulator/driver/capture.hpp"
 #include "emulator/driver/graph.hpp"
 
+#include <algorithm>
+
 using namespace cfr::driver;
 namespace emu = cfr::emu;
 
@@ -31,9 +33,18 @@ CUresult check_kernels(const std::vector<GraphStep>& steps, uint64_t* error_node
             }
         } else if (const auto* child = std::get_if<ChildGraphWork>(&step.work)) {
             if (CUresult r = check_kernels(*child->steps, error_node)) return r;
+        } else if (const auto* conditional = std::get_if<ConditionalWork>(&step.work)) {
+            for (const auto& body : conditional->body_steps)
+                if (CUresult r = check_kernels(*body, error_node)) return r;
         }
     }
     return CUDA_SUCCESS;
+}
+
+bool has_conditional_steps(const std::vector<GraphStep>& steps) {
+    return std::any_of(steps.begin(), steps.end(), [](const GraphStep& step) {
+        return std::holds_alternative<ConditionalWork>(step.work);
+    });
 }
 
 CUresult instantiate(CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long long flags,
@@ -57,6 +68,12 @@ CUresult instantiate(CUgraphExec* phGraphExec, CUgraph hGraph, unsigned long lon
     }
     if (CUresult r = check_kernels(exec->steps, &bad)) {
         if (error_node) *error_node = reinterpret_cast<CUgraphNode>(bad);
+        return r;
+    }
+    CUgraphInstantiateResult refused = CUDA_GRAPH_INSTANTIATE_ERROR;
+    if (CUresult r = prepare_conditionals(graph, &exec->steps, &refused, &bad)) {
+        if (error_node) *error_node = reinterpret_cast<CUgraphNode>(bad);
+        if (result) *result = refused;
         return r;
     }
     *phGraphExec =
@@ -84,6 +101,8 @@ CUresult capture_launch(const StreamRef& s, const GraphExec& exec) {
                          "was instantiated in context " + hex(exec.context) + " but stream " +
                              hex(s.handle()) + " belongs to context " + hex(s.context->handle),
                          &record_of(&exec));
+    if (has_conditional_steps(exec.steps))
+        return not_supported("cuGraphLaunch of a graph with conditional nodes in a stream capture");
     ChildGraphWork work;
     work.steps = std::make_shared<const std::vector<GraphStep>>(exec.steps);
     return enqueue(s, std::move(work), "cuGraphLaunch");

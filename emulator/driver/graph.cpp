@@ -109,6 +109,18 @@ bool precedes_or_is(uint64_t node, uint64_t target) {
     return false;
 }
 
+namespace {
+
+CUresult nested_steps(uint64_t graph, std::shared_ptr<const std::vector<GraphStep>>* out,
+                      uint64_t* error_node) {
+    auto steps = std::make_shared<std::vector<GraphStep>>();
+    if (CUresult r = graph_steps(find_live<Graph>(graph), steps.get(), error_node)) return r;
+    *out = std::move(steps);
+    return CUDA_SUCCESS;
+}
+
+} // namespace
+
 CUresult graph_steps(const Graph* graph, std::vector<GraphStep>* steps, uint64_t* error_node) {
     std::vector<GraphNode*> order;
     if (CUresult r = topological_order(graph, &order, error_node)) return r;
@@ -116,10 +128,13 @@ CUresult graph_steps(const Graph* graph, std::vector<GraphStep>* steps, uint64_t
     for (GraphNode* node : order) {
         GraphStep step{node->handle, node->work};
         if (auto* child = std::get_if<ChildGraphWork>(&step.work)) {
-            auto nested = std::make_shared<std::vector<GraphStep>>();
-            if (CUresult r = graph_steps(find_live<Graph>(child->graph), nested.get(), error_node))
-                return r;
-            child->steps = std::move(nested);
+            if (CUresult r = nested_steps(child->graph, &child->steps, error_node)) return r;
+        } else if (auto* conditional = std::get_if<ConditionalWork>(&step.work)) {
+            conditional->body_steps.resize(conditional->bodies.size());
+            for (size_t i = 0; i < conditional->bodies.size(); ++i)
+                if (CUresult r = nested_steps(reinterpret_cast<uint64_t>(conditional->bodies[i]),
+                                              &conditional->body_steps[i], error_node))
+                    return r;
         }
         steps->push_back(std::move(step));
     }

@@ -327,6 +327,34 @@ std::vector<ptx::LinkInput> link_inputs(std::vector<ptx::LinkInput> inputs) {
     return inputs;
 }
 
+// The device runtime's cudaGraphSetConditional(handle, value): a conditional handle is the address
+// of its value's word (graph_conditional.cpp).
+const char* const kSetConditionalPtx = R"(
+.version 6.0
+.target sm_50
+.address_size 64
+.func cudaGraphSetConditional(.param .b64 handle, .param .b32 value)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<2>;
+    ld.param.b64 %rd1, [handle];
+    ld.param.b32 %r1, [value];
+    st.global.u32 [%rd1], %r1;
+    ret;
+}
+)";
+
+// Gives the device runtime's functions that the JIT provides a body where a module declares them.
+ptx::Module with_device_runtime(ptx::Module module) {
+    for (ptx::TopLevel& item : module.items) {
+        auto* f = std::get_if<ptx::Function>(&item);
+        if (!f || f->body || f->name != "cudaGraphSetConditional") continue;
+        const ptx::Module runtime = ptx::parse(kSetConditionalPtx, "<cfrjit device runtime>");
+        item = std::get<ptx::Function>(runtime.items.back());
+    }
+    return module;
+}
+
 ptx::Module compile(const ImagePlan& plan) {
     if (!plan.link) return parse_input(plan.inputs.front());
     std::vector<ptx::LinkInput> inputs;
@@ -371,7 +399,7 @@ CUresult plan_image(const void* image, size_t size, ImagePlan* out, ImageError* 
 
 CUresult compile_plan(const ImagePlan& plan, ptx::Module* out, ImageError* error) {
     try {
-        *out = compile(plan);
+        *out = with_device_runtime(compile(plan));
         return CUDA_SUCCESS;
     } catch (const Refusal& r) {
         *error = {r.code, r.message};

@@ -43,9 +43,10 @@ struct ImagePlan {
 // runs on the device.
 CUresult plan_image(const void* image, size_t size, ImagePlan* out, ImageError* error);
 
-// The JIT: parses the plan's PTX (links several inputs) and checks the .target against the device.
-// Errors: CUDA_ERROR_INVALID_PTX, or CUDA_ERROR_NO_BINARY_FOR_GPU when linked PTX lacks something
-// of the machine code it stands for.
+// The JIT: parses the plan's PTX (links several inputs), checks the .target against the device and
+// defines the device runtime functions it declares that the driver provides
+// (cudaGraphSetConditional). Errors: CUDA_ERROR_INVALID_PTX, or CUDA_ERROR_NO_BINARY_FOR_GPU when
+// linked PTX lacks something of the machine code it stands for.
 CUresult compile_plan(const ImagePlan& plan, ptx::Module* out, ImageError* error);
 
 // A PTX module's .target above the device: the message NVIDIA's JIT gives, else empty.

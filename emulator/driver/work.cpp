@@ -86,6 +86,7 @@ CUgraphNodeType node_type(const Work& work) {
                           [](const EventRecordWork&) { return CU_GRAPH_NODE_TYPE_EVENT_RECORD; },
                           [](const EventWaitWork&) { return CU_GRAPH_NODE_TYPE_WAIT_EVENT; },
                           [](const ChildGraphWork&) { return CU_GRAPH_NODE_TYPE_GRAPH; },
+                          [](const ConditionalWork&) { return CU_GRAPH_NODE_TYPE_CONDITIONAL; },
                       },
                       work);
 }
@@ -131,6 +132,7 @@ CUresult execute(Context* ctx, const Work& work, const char* api) {
                               return resolve(reinterpret_cast<CUevent>(w.event), &e);
                           },
                           [&](const ChildGraphWork& w) { return run_steps(ctx, *w.steps, api); },
+                          [&](const ConditionalWork& w) { return run_conditional(ctx, w, api); },
                       },
                       work);
 }

@@ -44,9 +44,19 @@ struct ChildGraphWork {
     uint64_t graph = 0;
     std::shared_ptr<const std::vector<GraphStep>> steps;
 };
+struct ConditionalHandle; // graph.hpp
+// A conditional node: `bodies` (graphs owned by the node, in the order of its phGraph_out array)
+// run as the value of `handle` says; `body_steps`, their work in topological order, made when the
+// graph around it is instantiated.
+struct ConditionalWork {
+    std::shared_ptr<ConditionalHandle> handle;
+    CUgraphConditionalNodeType type = CU_GRAPH_COND_TYPE_IF;
+    std::vector<CUgraph> bodies;
+    std::vector<std::shared_ptr<const std::vector<GraphStep>>> body_steps;
+};
 
 using Work = std::variant<KernelWork, CopyWork, MemsetWork, HostWork, EmptyWork, EventRecordWork,
-                          EventWaitWork, ChildGraphWork>;
+                          EventWaitWork, ChildGraphWork, ConditionalWork>;
 
 CUgraphNodeType node_type(const Work& work);
 

@@ -79,12 +79,12 @@ add_test(NAME "driver-app: cfr-run summary and JSON"
 set_tests_properties("driver-app: cfr-run summary and JSON" PROPERTIES
     PASS_REGULAR_EXPRESSION "_Z9saxpy_oddfPKfPfi +1 ")
 
-# Object lifetimes, device resets, context destruction, stream capture and graphs, all under the
-# driver's strict mode. Runtime-API programs are PTX only, with static and with shared cudart.
+# Object lifetimes, device resets, context destruction, stream capture and graphs (conditional
+# nodes included), all under the driver's strict mode. Runtime-API programs are PTX only, with static and with shared cudart.
 set(strict_env "${driver_env};CFRJIT_EMULATOR_STRICT=1")
 set(lifetime_outputs)
 foreach(mode static shared)
-    foreach(app reset_app graph_capture_app graph_nodes_app)
+    foreach(app reset_app graph_capture_app graph_nodes_app conditional_graph_app)
         set(flags -gencode arch=compute_75,code=compute_75)
         if(mode STREQUAL shared)
             list(APPEND flags -cudart shared)
