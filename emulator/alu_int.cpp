@@ -395,6 +395,20 @@ void bmsk_h(Exec& x, const Inst& in) {
         wr(x, in.d[0], l, uint32_t(from & ~beyond));
     });
 }
+// szext: the low N = b bits of `a`, sign-extended (.s32) or zero-extended (.u32); N = 0 gives 0;
+// N of 32 or more: .clamp keeps `a`, .wrap takes N modulo 32.
+void szext_h(Exec& x, const Inst& in) {
+    const bool clamp = in.mode & ClampShift;
+    const bool sign = in.t == Ty::S32;
+    for_lanes(x.mask, [&](unsigned l) {
+        const uint32_t a = uint32_t(rd(x, in.s[0], l)), b = uint32_t(rd(x, in.s[1], l));
+        const uint32_t n = b & 31;
+        const bool whole = clamp && b >= 32;
+        const uint32_t high = whole ? 0 : ~0u << n;
+        const bool negative = sign && !whole && n != 0 && (a >> (n - 1) & 1);
+        wr(x, in.d[0], l, uint32_t((a & ~high) | (negative ? high : 0)));
+    });
+}
 template <class T>
 void sad_h(Exec& x, const Inst& in) {
     ternary<T>(x, in, [](T a, T b, T c) {
@@ -808,6 +822,11 @@ Handler select_int(const DecodeRequest& r, Inst& in) {
         if (t != Ty::B32 || r.has(Modifier::Clamp) == r.has(Modifier::Wrap)) return nullptr;
         in.mode = r.has(Modifier::Clamp) ? ClampShift : 0;
         return bmsk_h;
+    case Opcode::Szext:
+        if ((t != Ty::U32 && t != Ty::S32) || r.has(Modifier::Clamp) == r.has(Modifier::Wrap))
+            return nullptr;
+        in.mode = r.has(Modifier::Clamp) ? ClampShift : 0;
+        return szext_h;
     case Opcode::Sad:
         return by_int<sad_w>(t);
     case Opcode::Dp4a:

@@ -178,6 +178,8 @@ void FunctionDecoder::run(const ptx::Function& fn) {
     read_cluster_directives(fn.performance, f());
     parameters(fn);
     if (fn.body) statements(*fn.body);
+    for (uint32_t pc = f().begin_pc; pc < p_.code.size(); ++pc)
+        if (p_.code[pc].op == ptx::Opcode::Alloca) f().uses_alloca = true;
     end_of_function(fn);
     resolve_branches();
     find_blocks_and_reconvergence(p_, fidx_, labels_at_pc_);

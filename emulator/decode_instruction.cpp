@@ -35,6 +35,7 @@ Family family_of(Opcode op, const Operands& ops) {
     case Opcode::Fence:
     case Opcode::Nanosleep:
     case Opcode::Pmevent:
+    case Opcode::Griddepcontrol:
         return Family::Control;
     case Opcode::Ld:
     case Opcode::Ldu:
@@ -47,6 +48,9 @@ Family family_of(Opcode op, const Operands& ops) {
     case Opcode::Isspacep:
     case Opcode::Mapa:
     case Opcode::Getctarank:
+    case Opcode::Alloca:
+    case Opcode::Stacksave:
+    case Opcode::Stackrestore:
     case Opcode::Discard:
     case Opcode::Applypriority:
     case Opcode::Createpolicy:
@@ -69,6 +73,7 @@ Family family_of(Opcode op, const Operands& ops) {
     case Opcode::Bfi:
     case Opcode::Bfind:
     case Opcode::Bmsk:
+    case Opcode::Szext:
     case Opcode::Brev:
     case Opcode::Clz:
     case Opcode::Cnot:

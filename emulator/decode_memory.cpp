@@ -21,8 +21,10 @@ Ty memory_source_type(const DecodeRequest& r, const Inst& in, size_t) {
 
 Error FunctionDecoder::memory_operands(const Operands& ops, const DecodeRequest& r,
                                        Inst& in) const {
+    if (r.op == Opcode::Stackrestore) return sources(ops, 0, r, in, memory_source_type);
     if (r.op == Opcode::Cvta || r.op == Opcode::Isspacep || r.op == Opcode::Createpolicy ||
-        r.op == Opcode::Mapa || r.op == Opcode::Getctarank) {
+        r.op == Opcode::Mapa || r.op == Opcode::Getctarank || r.op == Opcode::Alloca ||
+        r.op == Opcode::Stacksave) {
         in.nd = 1;
         if (!ops.empty())
             if (Error e = dest(ops[0], in.d[0])) return e;

@@ -144,6 +144,8 @@ void do_call(Exec& x, const Inst& in) {
     fr.reg_base = w.regs.size();
     fr.local_base = base;
     fr.call_site = in.aux;
+    fr.releases_stack = callee.uses_alloca;
+    if (fr.releases_stack) w.stack_marks.push_back(w.stack_pointer);
     w.regs.resize(w.regs.size() + size_t(callee.nregs) * 32, 0);
     w.frames.push_back(fr);
     x.regs = w.regs.data() + fr.reg_base;
@@ -172,6 +174,10 @@ void pop_call(Exec& x) {
     }
     w.regs.resize(fr.reg_base);
     x.regs = w.regs.data() + caller.reg_base;
+    if (fr.releases_stack) {
+        w.stack_pointer = w.stack_marks.back();
+        w.stack_marks.pop_back();
+    }
 }
 
 // ---- block execution -------------------------------------------------------------------------
@@ -308,9 +314,13 @@ void start_warp(const LaunchCtx& L, const DFunction& k, Warp& w, uint32_t index,
     w.partial_barrier_pc = kNone;
     w.partial_barrier_lanes = 0;
     w.cluster_arrivals.fill(0);
+    w.stack_pointer.fill(0);
+    w.stack_marks.clear();
+    for (auto& s : w.dynamic_stack)
+        s.clear();
     w.cluster_phase = 0;
     w.stack.assign(1, StackEntry{k.begin_pc, w.valid, k.end_pc, 0, false});
-    w.frames.assign(1, Frame{L.kernel, 0, 0, kNone});
+    w.frames.assign(1, Frame{L.kernel, 0, 0, kNone, false});
     w.regs.assign(size_t(k.nregs) * 32, 0);
     for (auto& a : w.local)
         a.clear();

@@ -40,6 +40,7 @@ struct Frame {
     size_t reg_base = 0;     // index into Warp::regs
     uint32_t local_base = 0; // byte offset of this activation in each thread's local arena
     uint32_t call_site = kNone;
+    bool releases_stack = false; // its callee allocas: return to Warp::stack_marks.back()
 };
 
 // Per-warp record for redundant-execution counting (see BlockStats).
@@ -74,6 +75,11 @@ struct Warp {
     std::vector<uint64_t> regs; // frames' registers, [reg * 32 + lane]
     std::array<std::vector<uint8_t>, 32> local;
     uint32_t local_top = 0; // bytes of each local arena in use
+    // alloca's stacks (ops_stack.cpp): each lane's memory and pointer, and the pointers saved at
+    // calls of functions that allocate.
+    std::array<std::vector<uint8_t>, 32> dynamic_stack;
+    std::array<uint32_t, 32> stack_pointer{};
+    std::vector<std::array<uint32_t, 32>> stack_marks;
     std::vector<BlockSeen> seen;
     uint32_t next_region = 0;
     Allocation* cache = nullptr; // last global allocation touched
@@ -205,7 +211,9 @@ inline uint64_t bits(T v) {
 // Memory access for one lane: returns a host pointer to `bytes` bytes at the address in `space`,
 // faulting on out-of-bounds or misaligned access.
 uint8_t* access(Exec& x, Space space, uint64_t addr, uint32_t bytes, unsigned lane, bool write);
-// The same for a shared::cluster address (ops_cluster.cpp).
+// The same for alloca's stack (a local address from kDynamicStackBase on; ops_stack.cpp) and for
+// a shared::cluster address (ops_cluster.cpp).
+uint8_t* dynamic_stack(Exec& x, uint64_t addr, uint32_t bytes, unsigned lane, bool write);
 uint8_t* cluster_shared(Exec& x, uint64_t addr, uint32_t bytes, unsigned lane, bool write);
 
 inline uint64_t effective_address(const Exec& x, const Inst& in, unsigned lane) {

@@ -282,6 +282,8 @@ Handler select_control(const DecodeRequest& r, Inst& in) {
     case Opcode::Nanosleep:
     case Opcode::Pmevent:
         return nop_h;
+    case Opcode::Griddepcontrol: // a launch starts when the one before it has completed
+        return nop_h;
     case Opcode::Bar:
         if (r.has(Modifier::Warp)) return nop_h; // bar.warp.sync: warps run in lockstep here
         break;

@@ -56,6 +56,7 @@ uint8_t* access(Exec& x, Space space, uint64_t addr, uint32_t bytes, unsigned la
         return cluster_shared(x, addr, bytes, lane, write);
     case Space::Local:
     case Space::FrameParam:
+        if (addr >= kDynamicStackBase) return dynamic_stack(x, addr, bytes, lane, write);
         if (addr + bytes > x.w->local_top || addr >= x.w->local_top)
             fault(x, ErrorCode::OutOfBounds,
                   std::string("out-of-bounds local ") + (write ? "write" : "read"), int(lane),
@@ -469,6 +470,10 @@ Handler select_memory(const DecodeRequest& r, Inst& in) {
     case Opcode::Mapa:
     case Opcode::Getctarank:
         return select_cluster_address(r, in);
+    case Opcode::Alloca:
+    case Opcode::Stacksave:
+    case Opcode::Stackrestore:
+        return select_stack(r, in);
     default:
         return nullptr;
     }

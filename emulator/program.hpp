@@ -46,6 +46,9 @@ inline constexpr uint64_t kSharedWindow = uint64_t(1) << 48;
 inline constexpr uint64_t kLocalWindow = uint64_t(2) << 48;
 inline constexpr uint64_t kParamWindow = uint64_t(3) << 48;
 inline constexpr uint64_t kWindowSize = uint64_t(1) << 32;
+// alloca's per-thread stack: at this local address, at most this many bytes (ops_stack.cpp).
+inline constexpr uint32_t kDynamicStackBase = uint32_t(1) << 30;
+inline constexpr uint32_t kDynamicStackBytes = uint32_t(1) << 20;
 
 struct Src {
     bool imm = true;
@@ -136,6 +139,7 @@ enum class Builtin : uint8_t { None, Vprintf, AssertFail, Malloc, Free };
 struct DFunction {
     std::string name;
     bool is_entry = false;
+    bool uses_alloca = false; // its allocations are released when it returns
     bool has_body = false;
     Builtin builtin = Builtin::None;
     uint32_t begin_pc = 0, end_pc = 0; // end_pc: the function's synthetic end instruction

@@ -39,10 +39,11 @@ Handler select_warp(const DecodeRequest& r, Inst& in);    // ops_warp.cpp
 Handler select_control(const DecodeRequest& r, Inst& in); // ops_control.cpp
 Handler select_cluster_barrier(const DecodeRequest& r, Inst& in); // ops_cluster.cpp
 Handler select_cluster_address(const DecodeRequest& r, Inst& in); // mapa, getctarank: ditto
-Handler select_texture(const DecodeRequest& r, Inst& in);         // ops_texture.cpp
-Handler select_async(const DecodeRequest& r, Inst& in);           // ops_async.cpp: cp.async
-Handler select_mbarrier(const DecodeRequest& r, Inst& in);        // ops_mbarrier.cpp
-Handler select_async_arrive(const DecodeRequest& r, Inst& in);    // cp.async.mbarrier.arrive: ditto
+Handler select_stack(const DecodeRequest& r, Inst& in);    // ops_stack.cpp: alloca, stacksave, ...
+Handler select_texture(const DecodeRequest& r, Inst& in);  // ops_texture.cpp
+Handler select_async(const DecodeRequest& r, Inst& in);    // ops_async.cpp: cp.async
+Handler select_mbarrier(const DecodeRequest& r, Inst& in); // ops_mbarrier.cpp
+Handler select_async_arrive(const DecodeRequest& r, Inst& in); // cp.async.mbarrier.arrive: ditto
 // ops_matrix.cpp: the instruction's MatrixOp is Program::matrix_ops[in.aux]
 Handler select_matrix(const DecodeRequest& r, const MatrixOp& op, Inst& in);
 // The synthetic instruction that ends every function (ops_control.cpp).

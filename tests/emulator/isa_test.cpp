@@ -143,6 +143,18 @@ TEST_CASE("integer arithmetic edge cases", "[emulator][isa]") {
     CHECK(clamp == std::vector<uint64_t>{0xffu, 0xff0u, 0xf0000000u, 0, 0, 0, 0xffffffffu});
     auto wrap = run_op("bmsk.wrap.b32 %d, %a, %b;", ".b32", ".b32", from, width);
     CHECK(wrap == std::vector<uint64_t>{0xffu, 0xff0u, 0xf0000000u, 0, 0xffu, 0x1fe, 0});
+    // szext: N = 8 with and without the sign bit, N = 0, N = 32 and 40 (.clamp keeps a, .wrap
+    // takes N mod 32), N = 5.
+    const std::vector<uint64_t> value{0xff, 0x7f, 0xffffffffu, 0x12345678u, 0x80000000u, 0x1f0},
+        bits{8, 8, 0, 32, 40, 5};
+    CHECK(run_op("szext.clamp.s32 %d, %a, %b;", ".b32", ".b32", value, bits) ==
+          std::vector<uint64_t>{0xffffffffu, 0x7f, 0, 0x12345678u, 0x80000000u, 0xfffffff0u});
+    CHECK(run_op("szext.wrap.s32 %d, %a, %b;", ".b32", ".b32", value, bits) ==
+          std::vector<uint64_t>{0xffffffffu, 0x7f, 0, 0, 0, 0xfffffff0u});
+    CHECK(run_op("szext.clamp.u32 %d, %a, %b;", ".b32", ".b32", value, bits) ==
+          std::vector<uint64_t>{0xff, 0x7f, 0, 0x12345678u, 0x80000000u, 0x10});
+    CHECK(run_op("szext.wrap.u32 %d, %a, %b;", ".b32", ".b32", value, bits) ==
+          std::vector<uint64_t>{0xff, 0x7f, 0, 0, 0, 0x10});
     auto prmt =
         run_op("prmt.b32 %d, %a, %b, 0x7531;", ".b32", ".b32", {0x33221100u}, {0x77665544u});
     CHECK(prmt == std::vector<uint64_t>{0x77553311u});
