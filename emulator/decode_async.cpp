@@ -7,6 +7,8 @@
 #include "emulator/decode.hpp"
 #include "emulator/function_decoder.hpp"
 
+#include <optional>
+
 namespace cfr::emu {
 
 namespace {
@@ -31,9 +33,67 @@ Error FunctionDecoder::mbarrier_operands(const Operands& ops, Inst& in) const {
     return {};
 }
 
+namespace {
+
+// The state spaces of a bulk copy's destination and source, and of its mbarrier: global to shared
+// (.shared::cluster reaches any block of the cluster), shared::cta to shared::cluster, shared::cta
+// to global (bulk groups).
+struct BulkSpaces {
+    Space destination, source, barrier;
+};
+
+std::optional<BulkSpaces> bulk_spaces(const DecodeRequest& r) {
+    const bool cluster = r.has(Modifier::SharedCluster), global = r.has(Modifier::Global);
+    const bool cta = r.has(Modifier::SharedCta) || r.has(Modifier::Shared);
+    if (r.has(Modifier::CompleteTxBytes)) {
+        if (cluster && global)
+            return BulkSpaces{Space::SharedCluster, Space::Global, Space::SharedCluster};
+        if (cluster && cta)
+            return BulkSpaces{Space::SharedCluster, Space::Shared, Space::SharedCluster};
+        if (cta && global) return BulkSpaces{Space::Shared, Space::Global, Space::Shared};
+        return std::nullopt;
+    }
+    if (r.has(Modifier::BulkGroup) && cta && global && !cluster)
+        return BulkSpaces{Space::Global, Space::Shared, Space::Global};
+    return std::nullopt;
+}
+
+} // namespace
+
+// cp.async.bulk dst, src, size[, mbar]: the source and the mbarrier go to
+// Program::source_addresses from Inst::aux on.
+Error FunctionDecoder::bulk_operands(const Operands& ops, const DecodeRequest& r, Inst& in) {
+    if (r.has(Modifier::CommitGroup)) return {};
+    if (r.has(Modifier::WaitGroup)) {
+        if (ops.size() != 1) return invalid("wrong number of operands");
+        in.ns = 1;
+        return source(ops[0], Ty::U32, in.s[0]);
+    }
+    const std::optional<BulkSpaces> spaces = bulk_spaces(r);
+    const size_t expected = r.has(Modifier::CompleteTxBytes) ? 4 : 3;
+    if (!spaces || ops.size() != expected) return {}; // a form select_async() refuses
+    Addr src, bar;
+    if (Error e = address(ops[0], in.addr)) return e;
+    if (Error e = address(ops[1], src)) return e;
+    in.addr.space = spaces->destination;
+    src.space = spaces->source;
+    in.ns = 1;
+    if (Error e = source(ops[2], Ty::U32, in.s[0])) return e;
+    in.aux = uint32_t(p_.source_addresses.size());
+    p_.source_addresses.push_back(src);
+    if (expected == 4) {
+        if (Error e = address(ops[3], bar)) return e;
+        bar.space = spaces->barrier;
+        p_.source_addresses.push_back(bar);
+    }
+    return {};
+}
+
 Error FunctionDecoder::async_operands(const Operands& ops, const DecodeRequest& r, Inst& in) {
     if (r.op == ptx::Opcode::Mbarrier) return mbarrier_operands(ops, in);
-    // Forms select_async() refuses: bulk copies, cache policies, a destination in the cluster.
+    if (r.has(Modifier::Async) && r.has(Modifier::Bulk) && !r.has(Modifier::CacheHint))
+        return bulk_operands(ops, r, in);
+    // Forms select_async() refuses: cache policies, a destination in the cluster.
     if (!r.has(Modifier::Async) || r.has(Modifier::Bulk) || r.has(Modifier::CacheHint) ||
         r.has(Modifier::SharedCluster))
         return {};

@@ -214,6 +214,8 @@ uint8_t* access(Exec& x, Space space, uint64_t addr, uint32_t bytes, unsigned la
 // The same for alloca's stack (a local address from kDynamicStackBase on; ops_stack.cpp) and for
 // a shared::cluster address (ops_cluster.cpp).
 uint8_t* dynamic_stack(Exec& x, uint64_t addr, uint32_t bytes, unsigned lane, bool write);
+// A bulk copy of `bytes` completes on the mbarrier at `addr` (ops_mbarrier.cpp).
+void mbarrier_complete_tx(Exec& x, Space space, uint64_t addr, uint64_t bytes, unsigned lane);
 uint8_t* cluster_shared(Exec& x, uint64_t addr, uint32_t bytes, unsigned lane, bool write);
 
 inline uint64_t effective_address(const Exec& x, const Inst& in, unsigned lane) {

@@ -119,6 +119,7 @@ private:
     // decode_async.cpp: cp.async's source goes to Program::source_addresses (Inst::aux)
     Error async_operands(const Operands& ops, const DecodeRequest& r, Inst& in);
     Error mbarrier_operands(const Operands& ops, Inst& in) const;
+    Error bulk_operands(const Operands& ops, const DecodeRequest& r, Inst& in);
 
     // decode_control.cpp
     Error branch(const Operands& ops);

@@ -1,15 +1,18 @@
-// mbarrier: init, arrive (with a count), arrive_drop, test_wait and try_wait (with a state token
-// or a phase parity), inval, on a 64-bit barrier object in shared memory (or generic addresses
-// of it). The object's bits are the emulator's own (PTX leaves them opaque): the pending arrivals
-// in bits 0-19, the expected arrivals in bits 20-39, the current phase's parity in bit 63. The
-// state token that arrive returns is the object as the arriving thread found it; its phase has
-// completed when the object's parity differs from the token's. try_wait returns at once: PTX
-// lets it return false before its time limit, and the program loops. Lanes act one after the
-// other in lane order. cp.async.mbarrier.arrive: the copies complete when they issue
-// (ops_async.cpp), so the arrive-on they trigger happens at once: with .noinc it is an arrival;
-// without, the pending count it first raises by one falls back, and nothing changes (the object
-// must still be there). Transaction counts (expect_tx, complete_tx), noComplete arrivals,
-// pending_count and cluster scope are refused.
+// mbarrier: init, arrive (with a count, or with expect_tx), arrive_drop, expect_tx, complete_tx,
+// test_wait and try_wait (with a state token or a phase parity), inval, on a 64-bit barrier object
+// in shared memory (the executing block's, another block's of the cluster, or generic addresses of
+// them). The object's bits are the emulator's own (PTX leaves them opaque): the pending arrivals in
+// bits 0-19, the expected arrivals in bits 20-39, the pending transaction count (signed, 22 bits)
+// in bits 40-61, the current phase's parity in bit 63. A phase completes when no arrival and no
+// transaction is pending; a bulk copy's complete_tx may come before the expect_tx that announces
+// it, so the count may go below zero meanwhile. The state token that arrive returns is the object
+// as the arriving thread found it; its phase has completed when the object's parity differs from
+// the token's. try_wait returns at once: PTX lets it return false before its time limit, and the
+// program loops. Lanes act one after the other in lane order. cp.async.mbarrier.arrive: the copies
+// complete when they issue (ops_async.cpp), so the arrive-on they trigger happens at once: with
+// .noinc it is an arrival; without, the pending count it first raises by one falls back, and
+// nothing changes (the object must still be there). noComplete arrivals and pending_count are
+// refused.
 #include "emulator/engine.hpp"
 #include "emulator/select.hpp"
 
@@ -22,9 +25,23 @@ namespace {
 
 using ptx::Modifier;
 
-enum class MbarrierOp : uint8_t { Init, Arrive, ArriveDrop, Wait, WaitParity, Inval, Touch };
+enum class MbarrierOp : uint8_t {
+    Init,
+    Arrive,
+    ArriveExpectTx,
+    ArriveDrop,
+    ExpectTx,
+    CompleteTx,
+    Wait,
+    WaitParity,
+    Inval,
+    Touch
+};
 
 constexpr uint64_t kCountMask = (uint64_t(1) << 20) - 1;
+constexpr unsigned kTxShift = 40;
+constexpr int64_t kTxLimit = (int64_t(1) << 21) - 1;
+constexpr uint64_t kTxMask = (uint64_t(1) << 22) - 1;
 constexpr uint64_t kPhaseBit = uint64_t(1) << 63;
 
 uint64_t pending(uint64_t v) {
@@ -33,8 +50,30 @@ uint64_t pending(uint64_t v) {
 uint64_t expected(uint64_t v) {
     return (v >> 20) & kCountMask;
 }
-uint64_t make(uint64_t phase, uint64_t expect, uint64_t pend) {
-    return phase | expect << 20 | pend;
+int64_t transactions(uint64_t v) {
+    const uint64_t raw = (v >> kTxShift) & kTxMask;
+    return raw >> 21 ? int64_t(raw) - int64_t(kTxMask + 1) : int64_t(raw);
+}
+uint64_t make(uint64_t phase, uint64_t expect, uint64_t pend, int64_t tx = 0) {
+    return phase | (uint64_t(tx) & kTxMask) << kTxShift | expect << 20 | pend;
+}
+
+// The object with `arrivals` fewer arrivals and `tx` more transactions pending (after arrive_drop,
+// `expect` arrivals in later phases); the next phase when nothing is pending any more.
+uint64_t advance(const Exec& x, uint64_t v, uint64_t arrivals, int64_t tx, uint64_t expect,
+                 unsigned lane) {
+    if (arrivals > pending(v))
+        fault(x, ErrorCode::InvalidValue,
+              "mbarrier arrival count " + std::to_string(arrivals) + " with " +
+                  std::to_string(pending(v)) + " arrivals pending",
+              int(lane));
+    const int64_t left_tx = transactions(v) + tx;
+    if (left_tx > kTxLimit || left_tx < -kTxLimit)
+        fault(x, ErrorCode::InvalidValue,
+              "mbarrier transaction count " + std::to_string(left_tx) + " out of range", int(lane));
+    const uint64_t phase = v & kPhaseBit, left = pending(v) - arrivals;
+    if (left == 0 && left_tx == 0) return make(phase ^ kPhaseBit, expect, expect);
+    return make(phase, expect, left, left_tx);
 }
 
 void mbarrier_h(Exec& x, const Inst& in) {
@@ -59,17 +98,22 @@ void mbarrier_h(Exec& x, const Inst& in) {
         case MbarrierOp::Arrive:
         case MbarrierOp::ArriveDrop: {
             const uint64_t count = in.ns ? uint32_t(rd(x, in.s[0], l)) : 1;
-            if (count == 0 || count > pending(v))
-                fault(x, ErrorCode::InvalidValue,
-                      "mbarrier arrival count " + std::to_string(count) + " with " +
-                          std::to_string(pending(v)) + " arrivals pending",
-                      int(l));
+            if (count == 0) fault(x, ErrorCode::InvalidValue, "mbarrier arrival count 0", int(l));
             const uint64_t expect = op == MbarrierOp::ArriveDrop
                                         ? expected(v) - std::min(count, expected(v))
                                         : expected(v);
-            const uint64_t left = pending(v) - count;
-            v = left ? make(phase, expect, left) : make(phase ^ kPhaseBit, expect, expect);
+            v = advance(x, v, count, 0, expect, l);
             wr(x, in.d[0], l, old);
+            break;
+        }
+        case MbarrierOp::ArriveExpectTx:
+            v = advance(x, v, 1, int64_t(uint32_t(rd(x, in.s[0], l))), expected(v), l);
+            wr(x, in.d[0], l, old);
+            break;
+        case MbarrierOp::ExpectTx:
+        case MbarrierOp::CompleteTx: {
+            const int64_t tx = int64_t(uint32_t(rd(x, in.s[0], l)));
+            v = advance(x, v, 0, op == MbarrierOp::ExpectTx ? tx : -tx, expected(v), l);
             break;
         }
         case MbarrierOp::Wait:
@@ -94,13 +138,26 @@ void mbarrier_h(Exec& x, const Inst& in) {
 
 } // namespace
 
+void mbarrier_complete_tx(Exec& x, Space space, uint64_t addr, uint64_t bytes, unsigned lane) {
+    uint8_t* p = access(x, space, addr, 8, lane, true);
+    uint64_t v = 0;
+    std::memcpy(&v, p, 8);
+    v = advance(x, v, 0, -int64_t(bytes), expected(v), lane);
+    std::memcpy(p, &v, 8);
+}
+
 Handler select_mbarrier(const DecodeRequest& r, Inst& in) {
-    if (r.has(Modifier::ExpectTx) || r.has(Modifier::CompleteTx) || r.has(Modifier::NoComplete) ||
-        r.has(Modifier::PendingCount) || r.has(Modifier::Cluster) ||
-        r.has(Modifier::SharedCluster) || in.t != Ty::B64)
+    if (r.has(Modifier::NoComplete) || r.has(Modifier::PendingCount) || in.t != Ty::B64)
         return nullptr;
     const bool wait = r.has(Modifier::TestWait) || r.has(Modifier::TryWait);
-    if (r.has(Modifier::Init) && in.nd == 0 && in.ns == 1) {
+    const bool tx = r.has(Modifier::ExpectTx) || r.has(Modifier::CompleteTx);
+    if (tx && r.has(Modifier::Arrive)) {
+        if (!r.has(Modifier::ExpectTx) || in.nd != 1 || in.ns != 1) return nullptr;
+        in.set_mode(MbarrierOp::ArriveExpectTx);
+    } else if (tx) {
+        if (in.nd != 0 || in.ns != 1) return nullptr;
+        in.set_mode(r.has(Modifier::ExpectTx) ? MbarrierOp::ExpectTx : MbarrierOp::CompleteTx);
+    } else if (r.has(Modifier::Init) && in.nd == 0 && in.ns == 1) {
         in.set_mode(MbarrierOp::Init);
     } else if (r.has(Modifier::Inval) && in.nd == 0 && in.ns == 0) {
         in.set_mode(MbarrierOp::Inval);

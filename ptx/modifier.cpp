@@ -164,6 +164,8 @@ constexpr SpellingTable<Modifier, kModifierCount> kModifiers{{{
     {".complete_tx", Modifier::CompleteTx},
     {".noComplete", Modifier::NoComplete},
     {".noinc", Modifier::Noinc},
+    {".mbarrier::complete_tx::bytes", Modifier::CompleteTxBytes},
+    {".bulk_group", Modifier::BulkGroup},
 }}};
 
 } // namespace

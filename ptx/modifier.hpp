@@ -176,9 +176,12 @@ enum class Modifier : uint8_t {
     CompleteTx,
     NoComplete,
     Noinc,
+    // bulk copies: completion through an mbarrier's transaction count, or through bulk groups
+    CompleteTxBytes,
+    BulkGroup,
 };
 
-inline constexpr std::size_t kModifierCount = std::size_t(Modifier::Noinc) + 1;
+inline constexpr std::size_t kModifierCount = std::size_t(Modifier::BulkGroup) + 1;
 
 std::optional<Comparison> comparison_from(std::string_view spelling); // ".lt" -> Comparison::Lt
 std::optional<Rounding> rounding_from(std::string_view spelling);     // ".rz" -> Rounding::Rz

@@ -66,8 +66,6 @@ constexpr std::string_view kOtherQualifiers[] = {
     ".L2::64B",
     ".L2::128B",
     ".L2::256B",
-    ".mbarrier::complete_tx::bytes",
-    ".bulk_group",
     ".tensor",
     ".noftz",
     ".collector::a::fill",

@@ -333,7 +333,8 @@ TEST_CASE("instructions it does not run are refused as unsupported, naming the i
 .visible .entry barrier_object()
 {
     .shared .align 8 .b64 bar;
-    mbarrier.expect_tx.shared.b64 [bar], 32;
+    .reg .b64 %rd<2>;
+    mbarrier.arrive.noComplete.shared.b64 %rd1, [bar], 1;
     ret;
 }
 .visible .entry matrix()
@@ -343,9 +344,10 @@ TEST_CASE("instructions it does not run are refused as unsupported, naming the i
 }
 )";
     Fixture fx(ptx);
-    for (const auto& [kernel, spelling] : {std::pair{"redux", "'redux.sync.max.f32'"},
-                                           {"barrier_object", "'mbarrier.expect_tx.shared.b64'"},
-                                           {"matrix", "'wgmma.fence.sync.aligned'"}}) {
+    for (const auto& [kernel, spelling] :
+         {std::pair{"redux", "'redux.sync.max.f32'"},
+          {"barrier_object", "'mbarrier.arrive.noComplete.shared.b64'"},
+          {"matrix", "'wgmma.fence.sync.aligned'"}}) {
         INFO(kernel);
         const auto e = fx.run(kernel, {1}, {32}, Params());
         CHECK(e.code == ErrorCode::Unsupported);

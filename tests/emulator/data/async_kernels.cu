@@ -1,6 +1,8 @@
 // Asynchronous-copy kernels for the emulator's tests (tests/emulator/async_test.cpp).
 // async_kernels_sm80.ptx is this file compiled by
 //   nvcc -arch=compute_80 -O3 -ptx async_kernels.cu -o async_kernels_sm80.ptx
+// and async_kernels_sm90.ptx by the same with compute_90 (where cuda::memcpy_async through a
+// cuda::barrier becomes cp.async.bulk with mbarrier transaction counts).
 #include <cuda_pipeline.h>
 
 // A two-stage pipeline: out[i] = in[i] * 2 + in[(i + 1) % n] over tiles of blockDim.x floats,
@@ -73,4 +75,19 @@ extern "C" __global__ void memcpy_async_barrier(const int* in, int* out) {
     cuda::memcpy_async(block, buf, in, sizeof(int) * 128, bar);
     bar.arrive_and_wait();
     out[threadIdx.x] = buf[(threadIdx.x + 1) % 128] + 1;
+}
+
+// cuda::memcpy_async of 16-byte-aligned tiles by thread 0, completed through a cuda::barrier (on
+// compute_90 a cp.async.bulk whose bytes the barrier's transaction count expects); out[t] =
+// in[blockIdx.x * 256 + 255 - t] * 2.
+extern "C" __global__ void memcpy_async_bulk(const int* in, int* out) {
+    __shared__ alignas(16) int tile[256];
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    if (threadIdx.x == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    if (threadIdx.x == 0)
+        cuda::memcpy_async(tile, in + blockIdx.x * 256, cuda::aligned_size_t<16>(sizeof(tile)),
+                           bar);
+    bar.arrive_and_wait();
+    out[blockIdx.x * 256 + threadIdx.x] = tile[255 - threadIdx.x] * 2;
 }
