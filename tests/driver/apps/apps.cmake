@@ -114,10 +114,10 @@ add_custom_target(cfrjit_driver_lifetime_apps ALL DEPENDS ${lifetime_outputs})
 
 # The occupancy calculator, Thrust and CUB's DeviceReduce (which read the kernels' PTX version),
 # tensor cores, warp reductions and asynchronous copies (tensor_app, compute_80), grid-wide
-# synchronisation (coop_app) and thread-block clusters (cluster_app, compute_90), through cudart
-# (static cudart, PTX only).
+# synchronisation (coop_app), thread-block clusters (cluster_app, compute_90) and 32-bit shared
+# addresses that wrap around (shared_wrap_app), through cudart (static cudart, PTX only).
 set(attribute_outputs)
-foreach(app occupancy_app thrust_app cub_app tensor_app coop_app cluster_app)
+foreach(app occupancy_app thrust_app cub_app tensor_app coop_app cluster_app shared_wrap_app)
     set(exe ${apps_out}/${app}_static)
     set(arch 75)
     if(app STREQUAL tensor_app)

@@ -1,5 +1,6 @@
 # Programs whose images the driver must choose from, link or load lazily, run on the emulated driver
-# (included from emulator/driver/CMakeLists.txt after apps.cmake): a two-file -rdc program, a
+# (included from emulator/driver/CMakeLists.txt after apps.cmake): two-file -rdc programs (the
+# second unit of one has only template and internal kernels), a
 # Driver-API program that links PTX with cuLink*, fatbins with machine code and PTX for various
 # architectures, and a fatbin whose PTX lacks a kernel its machine code has.
 set(images_src ${CMAKE_CURRENT_LIST_DIR})
@@ -52,6 +53,9 @@ endfunction()
 
 cfrjit_runtime_image_app(rdc_app
     SOURCES ${images_src}/rdc_app.cu ${images_src}/rdc_app_lib.cu
+    FLAGS -rdc=true -gencode arch=compute_75,code=compute_75)
+cfrjit_runtime_image_app(rdc_template_app
+    SOURCES ${images_src}/rdc_template_app.cu ${images_src}/rdc_template_lib.cu
     FLAGS -rdc=true -gencode arch=compute_75,code=compute_75)
 cfrjit_runtime_image_app(image_newer_ptx SOURCES ${images_src}/images.cu
     FLAGS -gencode arch=compute_90,code=sm_90 -gencode arch=compute_100,code=compute_100)
