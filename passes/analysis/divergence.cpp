@@ -7,10 +7,10 @@
 // instruction, and reuses its buffers across the module's rounds. With I instructions, B blocks,
 // E edges and V variables:
 //  - reading the function: O(I + B) (one hash look-up per operand name);
-//  - liveness: one backward walk per variable from its upward-exposed uses, stopping where it is
-//    redefined, so O(I + L·d) with L the size of the live-in sets it produces (each block enters
-//    a variable's walk once; d the in-degree). It is computed only when a divergent branch or
-//    loop exit needs it; live-in sets are sorted, and asked by binary search;
+//  - liveness (liveness.hpp): one backward walk per variable from its upward-exposed uses,
+//    stopping where it is redefined, so O(I + L·d) with L the size of the live-in sets it produces
+//    (each block enters a variable's walk once; d the in-degree). It is computed only when a
+//    divergent branch or loop exit needs it; live-in sets are sorted, and asked by binary search;
 //  - data dependence: a worklist over the def-use graph, each use edge followed once: O(I);
 //  - sync dependence: the branches wait in an ordered queue (keyed by block, O(log B) a branch)
 //    that they enter when their condition becomes divergent, so no round scans the blocks. A
@@ -31,6 +31,7 @@
 // and exits in the order a scan would meet them.
 #include "passes/analysis/divergence.hpp"
 
+#include "passes/analysis/liveness.hpp"
 #include "passes/module_unit.hpp"
 #include "ptx/def_use.hpp"
 #include "ptx/modifier.hpp"
@@ -575,56 +576,26 @@ void FunctionAnalysis::collect_exits() {
 // the return parameters alive.
 void FunctionAnalysis::compute_liveness() {
     has_liveness_ = true;
-    const auto& g = unit_.graph();
-    const size_t nodes = g.size();
-    const size_t vars = names_.size();
-    std::vector<std::pair<uint32_t, uint32_t>> exposed, killed; // (variable, node)
-    std::vector<uint32_t> defined_in(vars, ~0u), exposed_in(vars, ~0u);
+    LivenessFacts facts;
+    facts.variables = names_.size();
+    std::vector<uint32_t> defined_in(facts.variables, ~0u), exposed_in(facts.variables, ~0u);
     for (ptx::BlockId b = 0; b + 1 < block_first_site_.size(); ++b)
         for (SiteId s = block_first_site_[b]; s < block_first_site_[b + 1]; ++s) {
             for (VarId v : uses(sites_[s]))
                 if (defined_in[v] != b && exposed_in[v] != b) {
                     exposed_in[v] = b;
-                    exposed.emplace_back(v, b);
+                    facts.exposed.emplace_back(v, b);
                 }
             if (!sites_[s].guarded)
                 for (VarId v : defs(sites_[s]))
                     if (defined_in[v] != b) {
                         defined_in[v] = b;
-                        killed.emplace_back(v, b);
+                        facts.killed.emplace_back(v, b);
                     }
         }
     for (VarId v : return_ids_)
-        exposed.emplace_back(v, unit_.cfg().exit());
-    Groups exposed_by_var, killed_by_var;
-    exposed_by_var.build(vars, exposed);
-    killed_by_var.build(vars, killed);
-
-    std::vector<std::pair<uint32_t, uint32_t>> live; // (node, variable)
-    std::vector<uint32_t> live_mark(nodes, ~0u), kill_mark(nodes, ~0u);
-    std::vector<NodeId>& stack = stack_;
-    for (VarId v = 0; v < vars; ++v) {
-        if (exposed_by_var[v].empty()) continue;
-        for (NodeId n : killed_by_var[v])
-            kill_mark[n] = v;
-        for (NodeId n : exposed_by_var[v])
-            if (live_mark[n] != v) {
-                live_mark[n] = v;
-                live.emplace_back(n, v);
-                stack.push_back(n);
-            }
-        while (!stack.empty()) {
-            const NodeId n = stack.back();
-            stack.pop_back();
-            for (NodeId p : g.pred[n]) {
-                if (live_mark[p] == v || kill_mark[p] == v) continue;
-                live_mark[p] = v;
-                live.emplace_back(p, v);
-                stack.push_back(p);
-            }
-        }
-    }
-    live_in_.build(nodes, live);
+        facts.exposed.emplace_back(v, unit_.cfg().exit());
+    live_in_.build(unit_.graph().size(), live_in(unit_.graph(), facts));
 }
 
 bool FunctionAnalysis::live_at(NodeId node, VarId v) const {

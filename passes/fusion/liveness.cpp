@@ -1,11 +1,13 @@
 // Register liveness: the registers numbered, per block the upward-exposed uses and the unguarded
-// definitions as bit sets, then the usual fixed point, live_in = uses + (live_out - kills).
+// definitions as bit sets, then the passes' liveness analysis (analysis/liveness.hpp) over them.
 #include "passes/fusion/liveness.hpp"
 
+#include "passes/analysis/liveness.hpp"
 #include "ptx/def_use.hpp"
 #include "ptx/walk.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace cfr::fusion {
 namespace {
@@ -78,29 +80,29 @@ BlockSets block_sets(const Accesses& accesses, size_t blocks, size_t words) {
     return sets;
 }
 
-// The least fixed point of live_in = uses + (live_out - kills), in the layout of BlockSets.
-std::vector<uint64_t> live_in_sets(const ptx::Cfg& cfg, const BlockSets& sets, size_t words) {
-    const size_t n = cfg.blocks.size();
-    std::vector<std::vector<ptx::BlockId>> successors(n);
+// The blocks and their edges as a graph; edges to the virtual exit left out (nothing is live
+// there).
+Digraph graph_of(const ptx::Cfg& cfg) {
+    Digraph graph(cfg.blocks.size());
     for (const auto& e : cfg.edges)
-        if (e.to < n) successors[e.from].push_back(e.to);
-    std::vector<uint64_t> live_in = sets.uses;
-    std::vector<uint64_t> in(words);
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (size_t b = n; b-- > 0;) {
-            std::copy_n(sets.uses.begin() + ptrdiff_t(b * words), words, in.begin());
-            for (const auto s : successors[b])
-                for (size_t w = 0; w < words; ++w)
-                    in[w] |= live_in[s * words + w] & ~sets.kills[b * words + w];
-            const auto old = live_in.begin() + ptrdiff_t(b * words);
-            if (!std::equal(in.begin(), in.end(), old)) {
-                std::copy(in.begin(), in.end(), old);
-                changed = true;
-            }
-        }
+        if (e.to < cfg.blocks.size()) graph.add_edge(NodeId(e.from), NodeId(e.to));
+    return graph;
+}
+
+analysis::LivenessFacts facts_of(const BlockSets& sets, size_t blocks, size_t registers,
+                                 size_t words) {
+    analysis::LivenessFacts facts;
+    facts.variables = registers;
+    const auto add = [&](const std::vector<uint64_t>& set, size_t b, auto& out) {
+        for (size_t w = 0; w < words; ++w)
+            for (uint64_t bits = set[b * words + w]; bits; bits &= bits - 1)
+                out.emplace_back(uint32_t(w * 64 + size_t(std::countr_zero(bits))), uint32_t(b));
+    };
+    for (size_t b = 0; b < blocks; ++b) {
+        add(sets.uses, b, facts.exposed);
+        add(sets.kills, b, facts.killed);
     }
-    return live_in;
+    return facts;
 }
 
 } // namespace
@@ -108,9 +110,13 @@ std::vector<uint64_t> live_in_sets(const ptx::Cfg& cfg, const BlockSets& sets, s
 Liveness register_liveness(const ptx::Cfg& cfg) {
     Liveness result;
     const auto accesses = accesses_backwards(cfg, result);
-    result.words = (result.numbers.size() + 63) / 64;
-    result.live_in =
-        live_in_sets(cfg, block_sets(accesses, cfg.blocks.size(), result.words), result.words);
+    const size_t blocks = cfg.blocks.size(), registers = result.numbers.size();
+    result.words = (registers + 63) / 64;
+    const BlockSets sets = block_sets(accesses, blocks, result.words);
+    result.live_in.assign(blocks * result.words, 0);
+    for (const auto& [block, reg] :
+         analysis::live_in(graph_of(cfg), facts_of(sets, blocks, registers, result.words)))
+        result.live_in[block * result.words + reg / 64] |= uint64_t(1) << (reg % 64);
     return result;
 }
 

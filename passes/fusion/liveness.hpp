@@ -1,5 +1,6 @@
-// Which registers are live on entry to each block of a function's CFG (backward data flow over
-// ptx::defined_registers / used_registers; a guarded definition kills nothing).
+// Which registers are live on entry to each block of a function's CFG, by name: the passes'
+// liveness analysis (analysis/liveness.hpp) over ptx::defined_registers / used_registers (a
+// guarded definition kills nothing).
 #pragma once
 
 #include "ptx/cfg.hpp"
