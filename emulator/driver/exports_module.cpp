@@ -67,7 +67,7 @@ CUresult function_of(CUfunction f, FunctionView* out) {
 }
 
 Module::~Module() {
-    if (!library && emu) unload_image(emu);
+    if (emu) unload_image(emu);
 }
 
 CUresult get_function(Module* module, const char* name, uint64_t* out) {
@@ -238,9 +238,11 @@ CFR_EXPORT CUresult cuFuncGetModule(CUmodule* hmod, CUfunction hfunc) {
     uint64_t module = fn->module;
     if (!module) { // the function of a CUkernel: its library's module in the function's context
         Kernel* kernel = find_live<Kernel>(fn->kernel_handle);
-        module =
-            library_module(find_live<Library>(kernel->library), find_live<Context>(fn->context))
-                ->handle;
+        Module* view = nullptr;
+        if (CUresult r = library_module(find_live<Library>(kernel->library),
+                                        find_live<Context>(fn->context), &view))
+            return r;
+        module = view->handle;
     }
     *hmod = reinterpret_cast<CUmodule>(module);
     return CUDA_SUCCESS;
