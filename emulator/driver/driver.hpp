@@ -216,6 +216,9 @@ CUresult jit_on_use(Module* module, const char* api);
 CUresult jit_on_use(Library* library, const char* api);
 // A new copy of a compiled library in the emulator, with its globals initialised from the image.
 CUresult load_copy(const Library& library, const char* api, emu::Module** out);
+// Registers the __device__ and __constant__ variables of a module's copy in the emulator as owned
+// by the module and its context, so that a use of their addresses after the copy is gone is known.
+void register_variables(const cfr::ptx::Module& code, emu::Module* copy, const Module& owner);
 
 // Writes an "unsupported" line once per name; returns CUDA_ERROR_NOT_SUPPORTED.
 int unsupported(const char* name);

@@ -23,6 +23,7 @@ CUresult library_module(Library* library, Context* ctx, Module** out) {
     m->emu = copy;
     *out = add_object(std::move(m), {library->handle, ctx->handle});
     library->modules[ctx->handle] = (*out)->handle;
+    register_variables(*library->code, copy, **out);
     return CUDA_SUCCESS;
 }
 

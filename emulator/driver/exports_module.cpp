@@ -26,7 +26,9 @@ CUresult load(CUmodule* module, const void* image, size_t size, const char* api)
     m->emu = loaded.emu;
     m->ptx = std::move(loaded.ptx);
     m->pending = std::move(loaded.pending);
-    *module = reinterpret_cast<CUmodule>(add_object(std::move(m), {ctx->handle})->handle);
+    Module* raw = add_object(std::move(m), {ctx->handle});
+    if (raw->emu) register_variables(*loaded.code, raw->emu, *raw);
+    *module = reinterpret_cast<CUmodule>(raw->handle);
     return CUDA_SUCCESS;
 }
 

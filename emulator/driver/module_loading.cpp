@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <variant>
 
 namespace cfr::driver {
 
@@ -90,11 +91,27 @@ CUresult jit_on_use(Module* module, const char* api) {
     if (CUresult r = jit_pending(module->pending, api, &image)) return r;
     module->emu = image.emu;
     module->ptx = std::move(image.ptx);
+    register_variables(*image.code, module->emu, *module);
     return CUDA_SUCCESS;
 }
 
 CUresult load_copy(const Library& library, const char* api, emu::Module** out) {
     return report(state().device->load_module(*library.code, library.filename, out), api);
+}
+
+void register_variables(const ptx::Module& code, emu::Module* copy, const Module& owner) {
+    for (const ptx::TopLevel& item : code.items) {
+        const auto* variable = std::get_if<ptx::Variable>(&item);
+        if (!variable || (variable->space != ptx::StateSpace::Global &&
+                          variable->space != ptx::StateSpace::Const))
+            continue;
+        emu::DevicePtr address = 0;
+        size_t bytes = 0;
+        if (!state().device->get_global(copy, variable->name, &address, &bytes).ok() || !bytes)
+            continue;
+        registry().add(Kind::ModuleVariable, {Space::Device, address}, bytes, nullptr,
+                       {{Space::Handle, owner.handle}, {Space::Handle, owner.context}});
+    }
 }
 
 } // namespace cfr::driver

@@ -1,6 +1,6 @@
 // Module memory per context: each context that uses a library gets its own copy of the library's
 // __device__ and __constant__ variables, initialised from the image; destroying the context frees
-// it, and the primary context after a reset gets a fresh one.
+// it, and the primary context after a reset gets a fresh one. A freed copy's addresses stay known.
 #if __has_include(<cuda.h>)
 #include "driver_fixtures.hpp"
 
@@ -132,6 +132,25 @@ TEST_CASE("module memory: after a primary context reset the library's globals ar
     CHECK(lib.read("limit") == 7);
     CHECK(lib.run_bump() == 5);
     CHECK(lib.read("value") == 6);
+}
+
+TEST_CASE("module memory: a variable's address used after its context's reset is a misuse") {
+    primary();
+    GlobalsLibrary lib;
+    const CUdeviceptr old = lib.global("value");
+    CUcontext again = nullptr;
+    REQUIRE(cuDevicePrimaryCtxReset(0) == CUDA_SUCCESS);
+    REQUIRE(cuDevicePrimaryCtxRetain(&again, 0) == CUDA_SUCCESS);
+    unsigned v = 1;
+    const ChildResult child = run_strict([&] { cuMemcpyHtoD(old, &v, sizeof v); });
+    INFO(child.err);
+    CHECK(child.aborted);
+    CHECK(child.err.find("cuMemcpyHtoD_v2: module variable 0x") != std::string::npos);
+    CHECK(child.err.find(" is freed (address ") != std::string::npos);
+    CHECK(child.err.find("created by cuLibraryGetGlobal") != std::string::npos);
+    CHECK(child.err.find("destroyed by cuDevicePrimaryCtxReset") != std::string::npos);
+    StrictModeOff misuse;
+    CHECK(cuMemcpyHtoD(old, &v, sizeof v) == CUDA_ERROR_INVALID_VALUE);
 }
 
 #endif
