@@ -174,6 +174,8 @@ struct State {
     unsigned long long next_id = 1;
     double clock_ms = 0; // emulated device time
     std::map<std::string, KernelRecord> kernels;
+    std::set<uint64_t> created_contexts; // by cuCtxCreate; dead ones are dropped when met
+    std::set<uint64_t> eager_libraries;  // loaded under eager loading, alive
 };
 
 State& state();

@@ -10,6 +10,7 @@ using namespace cfr::driver;
 namespace cfr::driver {
 
 Library::~Library() {
+    state().eager_libraries.erase(handle);
     if (emu) unload_image(emu);
 }
 
@@ -27,9 +28,37 @@ CUresult library_module(Library* library, Context* ctx, Module** out) {
     return CUDA_SUCCESS;
 }
 
+void load_eager_libraries(Context* ctx) {
+    for (uint64_t handle : state().eager_libraries) {
+        Module* copy = nullptr;
+        library_module(find_live<Library>(handle), ctx, &copy); // a failure is the first use's
+    }
+}
+
 } // namespace cfr::driver
 
 namespace {
+
+// The contexts a library loaded under eager loading goes into at once: every usable one.
+std::vector<Context*> usable_contexts() {
+    State& s = state();
+    std::vector<Context*> out;
+    if (Context* primary = find_live<Context>(s.primary); primary && primary->active)
+        out.push_back(primary);
+    std::erase_if(s.created_contexts, [](uint64_t h) { return !find_live<Context>(h); });
+    for (uint64_t handle : s.created_contexts)
+        out.push_back(find_live<Context>(handle));
+    return out;
+}
+
+CUresult load_into_every_context(Library* library) {
+    state().eager_libraries.insert(library->handle);
+    for (Context* ctx : usable_contexts()) {
+        Module* copy = nullptr;
+        if (CUresult r = library_module(library, ctx, &copy)) return r;
+    }
+    return CUDA_SUCCESS;
+}
 
 CUresult library_of(CUlibrary h, Library** out) {
     if (CUresult r = check_init()) return r;
@@ -51,7 +80,13 @@ CUresult load_library(CUlibrary* library, const void* image, size_t size, const 
     lib->pending = std::move(loaded.pending);
     lib->code = std::move(loaded.code);
     lib->filename = std::move(loaded.filename);
-    *library = reinterpret_cast<CUlibrary>(add_object(std::move(lib), {})->handle);
+    Library* raw = add_object(std::move(lib), {});
+    if (!raw->pending)
+        if (CUresult r = load_into_every_context(raw)) {
+            destroy_object(raw);
+            return r;
+        }
+    *library = reinterpret_cast<CUlibrary>(raw->handle);
     return CUDA_SUCCESS;
 }
 

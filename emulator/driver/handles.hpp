@@ -86,5 +86,7 @@ CUresult kernel_function(Kernel* kernel, Context* ctx, Function** out);
 // The module of a library in a context (cuLibraryGetModule), holding the library's copy there:
 // made, and the copy loaded, at the first use in the context; owned by both.
 CUresult library_module(Library* library, Context* ctx, Module** out);
+// A context made or activated: every library loaded under eager loading gets its copy there.
+void load_eager_libraries(Context* ctx);
 
 } // namespace cfr::driver

@@ -1,6 +1,8 @@
 // Module memory per context: each context that uses a library gets its own copy of the library's
 // __device__ and __constant__ variables, initialised from the image; destroying the context frees
 // it, and the primary context after a reset gets a fresh one. A freed copy's addresses stay known.
+// The copy is made at the first use in a context, or under eager loading when the library is loaded
+// and when a context is made.
 #if __has_include(<cuda.h>)
 #include "driver_fixtures.hpp"
 
@@ -66,6 +68,26 @@ struct GlobalsLibrary {
     }
 };
 
+// CUDA_MODULE_LOADING set for a scope.
+class ModuleLoading {
+public:
+    explicit ModuleLoading(const char* mode) {
+        if (const char* v = std::getenv("CUDA_MODULE_LOADING")) saved_ = v;
+        setenv("CUDA_MODULE_LOADING", mode, 1);
+    }
+    ~ModuleLoading() {
+        if (saved_.empty())
+            unsetenv("CUDA_MODULE_LOADING");
+        else
+            setenv("CUDA_MODULE_LOADING", saved_.c_str(), 1);
+    }
+    ModuleLoading(const ModuleLoading&) = delete;
+    ModuleLoading& operator=(const ModuleLoading&) = delete;
+
+private:
+    std::string saved_;
+};
+
 size_t free_memory() {
     size_t free = 0, total = 0;
     REQUIRE(cuMemGetInfo(&free, &total) == CUDA_SUCCESS);
@@ -103,17 +125,38 @@ TEST_CASE("module memory: a library's globals written in one context are not see
     REQUIRE(cuCtxSetCurrent(main) == CUDA_SUCCESS);
 }
 
-TEST_CASE("module memory: destroying a context frees its copy of a library") {
+TEST_CASE("module memory: a context's copy is made at its first use and freed with the context") {
     const CUcontext main = primary();
+    ModuleLoading lazy("LAZY");
     GlobalsLibrary lib;
     const size_t before = free_memory();
     CUcontext a = nullptr;
     REQUIRE(cuCtxCreate(&a, nullptr, 0, 0) == CUDA_SUCCESS);
+    CHECK(free_memory() == before);
     CHECK(lib.read("value") == 5);
     CHECK(free_memory() < before);
     REQUIRE(cuCtxDestroy(a) == CUDA_SUCCESS);
     REQUIRE(cuCtxSetCurrent(main) == CUDA_SUCCESS);
     CHECK(free_memory() == before);
+}
+
+TEST_CASE("module memory: under eager loading a library goes into every context at once") {
+    const CUcontext main = primary();
+    ModuleLoading eager("EAGER");
+    GlobalsLibrary lib;
+    const size_t loaded = free_memory();
+    CHECK(lib.read("value") == 5); // the primary context's copy exists already
+    CHECK(free_memory() == loaded);
+    const size_t before_a = free_memory();
+    CUcontext a = nullptr;
+    REQUIRE(cuCtxCreate(&a, nullptr, 0, 0) == CUDA_SUCCESS);
+    const size_t with_a = free_memory();
+    CHECK(with_a < before_a);
+    CHECK(lib.read("value") == 5);
+    CHECK(free_memory() == with_a);
+    REQUIRE(cuCtxDestroy(a) == CUDA_SUCCESS);
+    REQUIRE(cuCtxSetCurrent(main) == CUDA_SUCCESS);
+    CHECK(free_memory() == loaded);
 }
 
 TEST_CASE("module memory: after a primary context reset the library's globals are initial again") {
