@@ -100,7 +100,7 @@ const runtime::EventOps& event_ops() {
 void context_ending(CUcontext context) {
     if (context == nullptr) return;
     Session& s = Session::get();
-    read_counters_in(context);
+    read_last_counters_in(context);
     if (driver_api().timing_usable()) {
         RelaxedCaptureMode relaxed;
         s.pending().retire_context(context, event_ops(), s.sink());

@@ -17,6 +17,7 @@ using runtime::CounterInstance;
 using runtime::Session;
 
 enum class Read { Done, Skipped, Failed };
+enum class Last : bool { No, Yes };
 
 std::atomic<bool> g_failure_logged{false};
 
@@ -49,14 +50,19 @@ CUresult find_array(const CounterInstance& in, const std::string& symbol, CUdevi
         &address, &bytes, static_cast<CUmodule>(const_cast<void*>(in.handle)), symbol.c_str());
 }
 
+// One counter array as read: where it lies and what it held.
+struct ArrayRead {
+    CUdeviceptr address = 0;
+    std::vector<uint64_t> counters;
+};
+
 // Copies every counter array of the instance; the current context is the instance's.
-Read copy_arrays(const CounterInstance& in, std::vector<std::vector<uint64_t>>& data,
-                 std::string& error) {
+Read copy_arrays(const CounterInstance& in, std::vector<ArrayRead>& reads, std::string& error) {
     if (!legacy_stream_free()) return Read::Skipped;
     for (const auto& array : in.arrays) {
-        CUdeviceptr address = 0;
+        ArrayRead read;
         size_t bytes = 0;
-        if (CUresult r = find_array(in, array.symbol, address, bytes); r != CUDA_SUCCESS) {
+        if (CUresult r = find_array(in, array.symbol, read.address, bytes); r != CUDA_SUCCESS) {
             error = std::string(array.symbol) + ": " + error_name(r);
             return Read::Failed;
         }
@@ -65,15 +71,44 @@ Read copy_arrays(const CounterInstance& in, std::vector<std::vector<uint64_t>>& 
                     std::to_string(array.bytes);
             return Read::Failed;
         }
-        std::vector<uint64_t> counters(bytes / sizeof(uint64_t));
-        if (CUresult r = driver_api().memcpy_dtoh(counters.data(), address, bytes);
+        read.counters.resize(bytes / sizeof(uint64_t));
+        if (CUresult r = driver_api().memcpy_dtoh(read.counters.data(), read.address, bytes);
             r != CUDA_SUCCESS) {
             error = array.symbol + ": cuMemcpyDtoH: " + error_name(r);
             return Read::Failed;
         }
-        data.push_back(std::move(counters));
+        reads.push_back(std::move(read));
     }
     return Read::Done;
+}
+
+// Sets the arrays just read to zero: what they counted is in the map, and a driver that keeps
+// module memory past the end of its context (or gives it to the next one) must not hand the same
+// visits over twice. On NVIDIA's driver that memory is about to be freed.
+Read zero_arrays(const std::vector<ArrayRead>& reads, std::string& error) {
+    const auto htod = driver_api().memcpy_htod;
+    for (const auto& read : reads) {
+        const std::vector<uint64_t> zeros(read.counters.size(), 0);
+        const CUresult r = htod == nullptr
+                               ? CUDA_ERROR_NOT_FOUND
+                               : htod(read.address, zeros.data(), zeros.size() * sizeof(uint64_t));
+        if (r != CUDA_SUCCESS) {
+            error = std::string("cuMemcpyHtoD: ") + error_name(r);
+            return Read::Failed;
+        }
+    }
+    return Read::Done;
+}
+
+// Reads the instance in its context, the current one; a last read also zeroes the arrays.
+Read read_arrays(const CounterInstance& in, Last last, std::vector<std::vector<uint64_t>>& data,
+                 std::string& error) {
+    std::vector<ArrayRead> reads;
+    const Read result = copy_arrays(in, reads, error);
+    if (result != Read::Done) return result;
+    for (const auto& read : reads)
+        data.push_back(read.counters);
+    return last == Last::Yes ? zero_arrays(reads, error) : Read::Done;
 }
 
 bool api_complete() {
@@ -82,7 +117,7 @@ bool api_complete() {
            api.library_get_global && api.memcpy_dtoh;
 }
 
-void read_instance(const CounterInstance& in) {
+void read_instance(const CounterInstance& in, Last last) {
     const auto& api = driver_api();
     if (!api_complete()) {
         log_failure_once(in, "the driver lacks an entry point the map needs");
@@ -99,20 +134,18 @@ void read_instance(const CounterInstance& in) {
     }
     std::vector<std::vector<uint64_t>> data;
     std::string error;
-    const Read result = copy_arrays(in, data, error);
+    const Read result = read_arrays(in, last, data, error);
     if (switch_context) {
         CUcontext popped = nullptr;
         api.ctx_pop(&popped);
     }
-    if (result == Read::Done)
-        Session::get().divergence_map().snapshot(in, data);
-    else if (result == Read::Failed)
-        log_failure_once(in, error);
+    if (!data.empty()) Session::get().divergence_map().snapshot(in, data);
+    if (result == Read::Failed) log_failure_once(in, error);
 }
 
-void read_each(const std::vector<CounterInstance>& instances) {
+void read_each(const std::vector<CounterInstance>& instances, Last last = Last::No) {
     for (const auto& in : instances)
-        read_instance(in);
+        read_instance(in, last);
 }
 
 } // namespace
@@ -134,6 +167,11 @@ void counters_launched(runtime::Timed what, uint32_t id) {
 void read_counters_in(CUcontext context) {
     if (context == nullptr || !divergence_map_on()) return;
     read_each(Session::get().divergence_map().instances_in(context));
+}
+
+void read_last_counters_in(CUcontext context) {
+    if (context == nullptr || !divergence_map_on()) return;
+    read_each(Session::get().divergence_map().instances_in(context), Last::Yes);
 }
 
 void read_counters_of(const void* module_handle) {

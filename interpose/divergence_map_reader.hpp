@@ -18,6 +18,10 @@ void counters_launched(runtime::Timed what, uint32_t id);
 // Snapshots of the counters of every module instance in `context`: after the program
 // synchronised it, or before it ends.
 void read_counters_in(CUcontext context);
+// The last snapshots of every module instance in `context`, which is about to end (destroyed, or
+// a primary context reset): the counters are set to zero after the read, so that a driver that
+// keeps the memory for the next context cannot have the same visits counted twice.
+void read_last_counters_in(CUcontext context);
 // Snapshots of the counters of a module or library the program is about to unload.
 void read_counters_of(const void* module_handle);
 // At exit: snapshots of every instance whose context is still alive.

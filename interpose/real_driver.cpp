@@ -102,6 +102,7 @@ const DriverApi& driver_api() {
         get(a.module_get_global, "cuModuleGetGlobal_v2");
         get(a.library_get_global, "cuLibraryGetGlobal");
         get(a.memcpy_dtoh, "cuMemcpyDtoH_v2");
+        get(a.memcpy_htod, "cuMemcpyHtoD_v2");
         if (a.stream_is_capturing_ptsz == nullptr)
             a.stream_is_capturing_ptsz = a.stream_is_capturing;
         if (a.event_record_ptsz == nullptr) a.event_record_ptsz = a.event_record;

@@ -54,6 +54,7 @@ struct DriverApi {
     decltype(&::cuModuleGetGlobal_v2) module_get_global = nullptr;
     decltype(&::cuLibraryGetGlobal) library_get_global = nullptr;
     decltype(&::cuMemcpyDtoH_v2) memcpy_dtoh = nullptr;
+    decltype(&::cuMemcpyHtoD_v2) memcpy_htod = nullptr;
     bool timing_usable() const {
         return ctx_get_current && event_create && event_record && event_query &&
                event_synchronize && event_elapsed;

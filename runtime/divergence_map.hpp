@@ -1,8 +1,11 @@
 // The divergence map on the shim: which loaded modules carry the counters of the `divergence-map`
 // pass, the latest snapshot read from each instance of them (a module, or a library in one
 // context), and the per-branch totals for the report. The counters only grow while an instance
-// lives, so its latest snapshot is its total; the totals of instances that went are kept.
-// Reading the device memory is the interposition layer's part (interpose/divergence_map_reader).
+// lives, so its latest snapshot is its total; the totals of instances that went are kept. When a
+// context ends, its instances are read a last time and their counters set to zero, so that an
+// instance that comes back under the same key (a library in the primary context after a reset)
+// starts from zero even on a driver that kept the memory. Reading the device memory is the
+// interposition layer's part (interpose/divergence_map_reader).
 #pragma once
 
 #include "passes/instrument/divergence_map.hpp"

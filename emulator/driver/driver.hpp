@@ -89,7 +89,7 @@ struct FunctionSettings {
 };
 
 // A module of a context: loaded with cuModuleLoad*, or the view of a library in one context
-// (cuLibraryGetModule), which borrows the library's emulator module.
+// (cuLibraryGetModule), which holds the library's copy in that context: its own globals.
 struct Module : Object {
     static constexpr Kind kKind = Kind::Module;
     ~Module() override;
@@ -101,12 +101,16 @@ struct Module : Object {
     std::map<std::string, uint64_t, std::less<>> functions; // name -> function handle
 };
 
-// A context-independent library (cuLibraryLoad*): one emulator module shared by every context.
+// A context-independent library (cuLibraryLoad*). Its JIT leaves the compiled code, from which
+// each context that uses the library gets its own copy (its module view), and one copy of no
+// context that answers what does not depend on one: kernel names and attributes.
 struct Library : Object {
     static constexpr Kind kKind = Kind::Library;
     ~Library() override;
-    emu::Module* emu = nullptr;
+    emu::Module* emu = nullptr; // the copy of no context
     std::string ptx;
+    std::shared_ptr<const cfr::ptx::Module> code;
+    std::string filename;                // what the emulator's messages call the code
     std::shared_ptr<PendingJit> pending; // lazy loading: the JIT waits for the first use
     std::map<std::string, uint64_t, std::less<>> kernels; // name -> CUkernel handle
     std::map<uint64_t, uint64_t> modules;                 // context -> module view
@@ -170,6 +174,8 @@ struct State {
     unsigned long long next_id = 1;
     double clock_ms = 0; // emulated device time
     std::map<std::string, KernelRecord> kernels;
+    std::set<uint64_t> created_contexts; // by cuCtxCreate; dead ones are dropped when met
+    std::set<uint64_t> eager_libraries;  // loaded under eager loading, alive
 };
 
 State& state();
@@ -199,15 +205,22 @@ struct LoadedImage {
     emu::Module* emu = nullptr;
     std::string ptx;
     std::shared_ptr<PendingJit> pending;
+    std::shared_ptr<const cfr::ptx::Module> code; // what the JIT compiled, for more copies
+    std::string filename;
 };
 CUresult load_image(const void* image, size_t size, const char* api, LoadedImage* out);
 void unload_image(emu::Module* module);
 // CUDA_MODULE_LOADING: lazy unless it says EAGER.
 bool lazy_loading();
 // The JIT of a lazily loaded module or library, at its first use: nothing once it has run; its
-// error at every use. A library's module view takes the library's emulator module.
+// error at every use. A library's module view has its copy from its creation.
 CUresult jit_on_use(Module* module, const char* api);
 CUresult jit_on_use(Library* library, const char* api);
+// A new copy of a compiled library in the emulator, with its globals initialised from the image.
+CUresult load_copy(const Library& library, const char* api, emu::Module** out);
+// Registers the __device__ and __constant__ variables of a module's copy in the emulator as owned
+// by the module and its context, so that a use of their addresses after the copy is gone is known.
+void register_variables(const cfr::ptx::Module& code, emu::Module* copy, const Module& owner);
 
 // Writes an "unsupported" line once per name; returns CUDA_ERROR_NOT_SUPPORTED.
 int unsupported(const char* name);

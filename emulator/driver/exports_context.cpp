@@ -17,6 +17,8 @@ CUresult create_context(CUcontext* pctx, unsigned flags, CUdevice dev) {
     ctx->flags = flags;
     ctx->id = state().next_id++;
     Context* c = add_object(std::move(ctx), {});
+    state().created_contexts.insert(c->handle);
+    load_eager_libraries(c);
     context_stack().push_back(c->handle);
     *pctx = reinterpret_cast<CUcontext>(c->handle);
     return CUDA_SUCCESS;
@@ -336,6 +338,7 @@ CFR_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext* pctx, CUdevice dev) {
         primary->active = true;
         primary->flags = s.primary_flags;
         primary->id = s.next_id++;
+        load_eager_libraries(primary);
     }
     *pctx = reinterpret_cast<CUcontext>(primary->handle);
     return CUDA_SUCCESS;

@@ -1,7 +1,8 @@
-// Context-independent loading: cuLibrary* and cuKernel*. A library holds one emulator module shared
-// by every context; its CUkernel handles live as long as the library. In each context a CUkernel
-// runs as a CUfunction of that context (cuKernelGetFunction, or a CUkernel passed to a launch), and
-// the library appears as a module of that context (cuLibraryGetModule); both die with the context.
+// Context-independent loading: cuLibrary* and cuKernel*. A library's CUkernel handles live as long
+// as the library. Each context that uses a library gets its own copy of it, with its own globals:
+// the library's module in that context (cuLibraryGetModule), in which a CUkernel runs as a
+// CUfunction of that context (cuKernelGetFunction, or a CUkernel passed to a launch). The copy and
+// its functions die with the context (a primary context's reset included) or the library.
 #include "emulator/driver/handles.hpp"
 
 using namespace cfr::driver;
@@ -9,23 +10,55 @@ using namespace cfr::driver;
 namespace cfr::driver {
 
 Library::~Library() {
+    state().eager_libraries.erase(handle);
     if (emu) unload_image(emu);
 }
 
-Module* library_module(Library* library, Context* ctx) {
-    if (Module* m = find_live<Module>(library->modules[ctx->handle])) return m;
+CUresult library_module(Library* library, Context* ctx, Module** out) {
+    if ((*out = find_live<Module>(library->modules[ctx->handle]))) return CUDA_SUCCESS;
+    emu::Module* copy = nullptr;
+    if (CUresult r = load_copy(*library, ApiCall::current().call, &copy)) return r;
     auto m = std::make_unique<Module>();
     m->context = ctx->handle;
     m->library = library->handle;
-    m->emu = library->emu;
-    Module* raw = add_object(std::move(m), {library->handle, ctx->handle});
-    library->modules[ctx->handle] = raw->handle;
-    return raw;
+    m->emu = copy;
+    *out = add_object(std::move(m), {library->handle, ctx->handle});
+    library->modules[ctx->handle] = (*out)->handle;
+    register_variables(*library->code, copy, **out);
+    return CUDA_SUCCESS;
+}
+
+void load_eager_libraries(Context* ctx) {
+    for (uint64_t handle : state().eager_libraries) {
+        Module* copy = nullptr;
+        library_module(find_live<Library>(handle), ctx, &copy); // a failure is the first use's
+    }
 }
 
 } // namespace cfr::driver
 
 namespace {
+
+// The contexts a library loaded under eager loading goes into at once: every usable one.
+std::vector<Context*> usable_contexts() {
+    State& s = state();
+    std::vector<Context*> out;
+    if (Context* primary = find_live<Context>(s.primary); primary && primary->active)
+        out.push_back(primary);
+    std::erase_if(s.created_contexts, [](uint64_t h) { return !find_live<Context>(h); });
+    for (uint64_t handle : s.created_contexts)
+        out.push_back(find_live<Context>(handle));
+    return out;
+}
+
+CUresult load_into_every_context(Library* library) {
+    state().eager_libraries.insert(library->handle);
+    for (Context* ctx : usable_contexts()) {
+        Module* copy = nullptr;
+        if (CUresult r = library_module(library, ctx, &copy)) return r;
+    }
+    return CUDA_SUCCESS;
+}
 
 CUresult library_of(CUlibrary h, Library** out) {
     if (CUresult r = check_init()) return r;
@@ -45,7 +78,15 @@ CUresult load_library(CUlibrary* library, const void* image, size_t size, const 
     lib->emu = loaded.emu;
     lib->ptx = std::move(loaded.ptx);
     lib->pending = std::move(loaded.pending);
-    *library = reinterpret_cast<CUlibrary>(add_object(std::move(lib), {})->handle);
+    lib->code = std::move(loaded.code);
+    lib->filename = std::move(loaded.filename);
+    Library* raw = add_object(std::move(lib), {});
+    if (!raw->pending)
+        if (CUresult r = load_into_every_context(raw)) {
+            destroy_object(raw);
+            return r;
+        }
+    *library = reinterpret_cast<CUlibrary>(raw->handle);
     return CUDA_SUCCESS;
 }
 
@@ -110,7 +151,9 @@ CFR_EXPORT CUresult cuLibraryGetModule(CUmodule* pMod, CUlibrary library) {
     Context* ctx = nullptr;
     if (CUresult r = current_context(&ctx)) return r;
     if (!pMod) return CUDA_ERROR_INVALID_VALUE;
-    *pMod = reinterpret_cast<CUmodule>(library_module(lib, ctx)->handle);
+    Module* m = nullptr;
+    if (CUresult r = library_module(lib, ctx, &m)) return r;
+    *pMod = reinterpret_cast<CUmodule>(m->handle);
     return CUDA_SUCCESS;
 }
 
@@ -120,10 +163,14 @@ CFR_EXPORT CUresult cuLibraryGetGlobal(CUdeviceptr* dptr, size_t* bytes, CUlibra
     Library* lib = nullptr;
     if (CUresult r = library_of(library, &lib)) return r;
     if (CUresult r = jit_on_use(lib, "cuLibraryGetGlobal")) return r;
+    Context* ctx = nullptr;
+    if (CUresult r = current_context(&ctx)) return r;
     if (!name) return CUDA_ERROR_INVALID_VALUE;
+    Module* copy = nullptr;
+    if (CUresult r = library_module(lib, ctx, &copy)) return r;
     cfr::emu::DevicePtr p = 0;
     size_t size = 0;
-    if (cfr::emu::Error e = state().device->get_global(lib->emu, name, &p, &size))
+    if (cfr::emu::Error e = state().device->get_global(copy->emu, name, &p, &size))
         return e.code == cfr::emu::ErrorCode::NotFound ? CUDA_ERROR_NOT_FOUND
                                                        : report(e, "cuLibraryGetGlobal");
     if (dptr) *dptr = p;
@@ -162,7 +209,9 @@ CFR_EXPORT CUresult cuKernelGetFunction(CUfunction* pFunc, CUkernel kernel) {
     Context* ctx = nullptr;
     if (CUresult r = current_context(&ctx)) return r;
     if (!pFunc) return CUDA_ERROR_INVALID_VALUE;
-    *pFunc = reinterpret_cast<CUfunction>(kernel_function(k, ctx)->handle);
+    Function* fn = nullptr;
+    if (CUresult r = kernel_function(k, ctx, &fn)) return r;
+    *pFunc = reinterpret_cast<CUfunction>(fn->handle);
     return CUDA_SUCCESS;
 }
 

@@ -26,7 +26,9 @@ CUresult load(CUmodule* module, const void* image, size_t size, const char* api)
     m->emu = loaded.emu;
     m->ptx = std::move(loaded.ptx);
     m->pending = std::move(loaded.pending);
-    *module = reinterpret_cast<CUmodule>(add_object(std::move(m), {ctx->handle})->handle);
+    Module* raw = add_object(std::move(m), {ctx->handle});
+    if (raw->emu) register_variables(*loaded.code, raw->emu, *raw);
+    *module = reinterpret_cast<CUmodule>(raw->handle);
     return CUDA_SUCCESS;
 }
 
@@ -67,7 +69,7 @@ CUresult function_of(CUfunction f, FunctionView* out) {
 }
 
 Module::~Module() {
-    if (!library && emu) unload_image(emu);
+    if (emu) unload_image(emu);
 }
 
 CUresult get_function(Module* module, const char* name, uint64_t* out) {
@@ -238,9 +240,11 @@ CFR_EXPORT CUresult cuFuncGetModule(CUmodule* hmod, CUfunction hfunc) {
     uint64_t module = fn->module;
     if (!module) { // the function of a CUkernel: its library's module in the function's context
         Kernel* kernel = find_live<Kernel>(fn->kernel_handle);
-        module =
-            library_module(find_live<Library>(kernel->library), find_live<Context>(fn->context))
-                ->handle;
+        Module* view = nullptr;
+        if (CUresult r = library_module(find_live<Library>(kernel->library),
+                                        find_live<Context>(fn->context), &view))
+            return r;
+        module = view->handle;
     }
     *hmod = reinterpret_cast<CUmodule>(module);
     return CUDA_SUCCESS;

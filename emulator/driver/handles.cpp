@@ -68,19 +68,23 @@ CUresult resolve_stream(CUstream stream, StreamRef* out) {
     return CUDA_SUCCESS;
 }
 
-Function* kernel_function(Kernel* kernel, Context* ctx) {
-    auto it = kernel->functions.find(ctx->handle);
-    if (it != kernel->functions.end())
-        if (Function* fn = find_live<Function>(it->second)) return fn;
+CUresult kernel_function(Kernel* kernel, Context* ctx, Function** out) {
+    if ((*out = find_live<Function>(kernel->functions[ctx->handle]))) return CUDA_SUCCESS;
+    Module* copy = nullptr;
+    if (CUresult r = library_module(find_live<Library>(kernel->library), ctx, &copy)) return r;
+    emu::Kernel* in_copy = nullptr;
+    if (CUresult r = report(state().device->get_kernel(copy->emu, kernel->name, &in_copy),
+                            ApiCall::current().call))
+        return r;
     auto fn = std::make_unique<Function>();
     fn->context = ctx->handle;
     fn->kernel_handle = kernel->handle;
-    fn->kernel = kernel->kernel;
+    fn->kernel = in_copy;
     fn->name = kernel->name;
     fn->settings = kernel->settings;
-    Function* raw = add_object(std::move(fn), {kernel->handle, ctx->handle});
-    kernel->functions[ctx->handle] = raw->handle;
-    return raw;
+    *out = add_object(std::move(fn), {kernel->handle, ctx->handle, copy->handle});
+    kernel->functions[ctx->handle] = (*out)->handle;
+    return CUDA_SUCCESS;
 }
 
 CUresult resolve_launchable(CUfunction f, Context* ctx, Function** out) {
@@ -89,8 +93,7 @@ CUresult resolve_launchable(CUfunction f, Context* ctx, Function** out) {
     Record* r = registry().find({Space::Handle, value});
     if (r && r->kind == Kind::Kernel) {
         if (!r->alive()) return bad_handle(CUDA_ERROR_INVALID_HANDLE, Kind::Kernel, value, r);
-        *out = kernel_function(static_cast<Kernel*>(r->object.get()), ctx);
-        return CUDA_SUCCESS;
+        return kernel_function(static_cast<Kernel*>(r->object.get()), ctx, out);
     }
     Function* fn = nullptr;
     if (CUresult e = resolve(f, &fn)) return e;

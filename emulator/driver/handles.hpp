@@ -79,10 +79,14 @@ public:
 
 // What a launch runs: a CUfunction of `ctx`, or the function of a CUkernel in `ctx`.
 CUresult resolve_launchable(CUfunction f, Context* ctx, Function** out);
-// The function of a CUkernel in a context (made on first use, owned by both).
-Function* kernel_function(Kernel* kernel, Context* ctx);
+// The function of a CUkernel in a context: its kernel in the library's copy there (made on first
+// use, owned by the CUkernel, the context and the copy).
+CUresult kernel_function(Kernel* kernel, Context* ctx, Function** out);
 
-// The module of a library in a context (cuLibraryGetModule; made on first use, owned by both).
-Module* library_module(Library* library, Context* ctx);
+// The module of a library in a context (cuLibraryGetModule), holding the library's copy there:
+// made, and the copy loaded, at the first use in the context; owned by both.
+CUresult library_module(Library* library, Context* ctx, Module** out);
+// A context made or activated: every library loaded under eager loading gets its copy there.
+void load_eager_libraries(Context* ctx);
 
 } // namespace cfr::driver

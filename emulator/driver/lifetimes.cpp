@@ -125,6 +125,8 @@ const char* kind_name(Kind kind) {
         return "graph exec";
     case Kind::DeviceMemory:
         return "device memory";
+    case Kind::ModuleVariable:
+        return "module variable";
     case Kind::HostMemory:
         return "page-locked host memory";
     case Kind::HostRegistration:
@@ -244,9 +246,11 @@ CUresult bad_handle(CUresult error, Kind kind, uint64_t handle, const Record* re
                          std::string("is not a ") + kind_name(kind) + " but a " +
                              kind_name(record->kind) + (record->alive() ? "" : " (destroyed)"),
                          record);
-    const char* what = kind == Kind::DeviceMemory || kind == Kind::HostMemory ? "is freed"
-                       : kind == Kind::HostRegistration                       ? "is unregistered"
-                                                                              : "is destroyed";
+    const char* what =
+        kind == Kind::DeviceMemory || kind == Kind::ModuleVariable || kind == Kind::HostMemory
+            ? "is freed"
+        : kind == Kind::HostRegistration ? "is unregistered"
+                                         : "is destroyed";
     return violation(error, kind, handle, what, record);
 }
 

@@ -64,6 +64,7 @@ enum class Kind : uint8_t {
     GraphNode,
     GraphExec,
     DeviceMemory,
+    ModuleVariable,
     HostMemory,
     HostRegistration,
     Array,

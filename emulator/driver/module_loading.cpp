@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <variant>
 
 namespace cfr::driver {
 
@@ -28,21 +29,22 @@ CUresult refuse(const char* api, const ImageError& error) {
 }
 
 // Compiles the chosen code and loads it into the emulator.
-CUresult jit(const ImagePlan& plan, const char* api, emu::Module** emu, std::string* text) {
-    ptx::Module module;
+CUresult jit(const ImagePlan& plan, const char* api, LoadedImage* out) {
+    auto module = std::make_shared<ptx::Module>();
     ImageError error;
-    if (compile_plan(plan, &module, &error)) return refuse(api, error);
-    const std::string& filename = plan.link ? "<linked -rdc image>" : plan.inputs.front().name;
-    if (CUresult r = report(state().device->load_module(module, filename, emu), api)) return r;
-    *text = plan.link ? ptx::print(module) : plan.inputs.front().text;
+    if (compile_plan(plan, module.get(), &error)) return refuse(api, error);
+    out->filename = plan.link ? "<linked -rdc image>" : plan.inputs.front().name;
+    if (CUresult r = report(state().device->load_module(*module, out->filename, &out->emu), api))
+        return r;
+    out->ptx = plan.link ? ptx::print(*module) : plan.inputs.front().text;
+    out->code = std::move(module);
     return CUDA_SUCCESS;
 }
 
-CUresult jit_pending(std::shared_ptr<PendingJit>& pending, emu::Module** emu, std::string* text,
-                     const char* api) {
-    if (*emu || !pending) return CUDA_SUCCESS;
+// The JIT of a pending image, once: `out` is filled when it ran now.
+CUresult jit_pending(std::shared_ptr<PendingJit>& pending, const char* api, LoadedImage* out) {
     if (pending->error) return pending->error; // reported at the first use
-    pending->error = jit(pending->plan, api, emu, text);
+    pending->error = jit(pending->plan, api, out);
     if (pending->error) return pending->error;
     pending.reset();
     return CUDA_SUCCESS;
@@ -65,7 +67,7 @@ CUresult load_image(const void* image, size_t size, const char* api, LoadedImage
         out->pending = std::move(pending);
         return CUDA_SUCCESS;
     }
-    return jit(pending->plan, api, &out->emu, &out->ptx);
+    return jit(pending->plan, api, out);
 }
 
 void unload_image(emu::Module* module) {
@@ -73,16 +75,43 @@ void unload_image(emu::Module* module) {
 }
 
 CUresult jit_on_use(Library* library, const char* api) {
-    return jit_pending(library->pending, &library->emu, &library->ptx, api);
+    if (library->emu || !library->pending) return CUDA_SUCCESS;
+    LoadedImage image;
+    if (CUresult r = jit_pending(library->pending, api, &image)) return r;
+    library->emu = image.emu;
+    library->ptx = std::move(image.ptx);
+    library->code = std::move(image.code);
+    library->filename = std::move(image.filename);
+    return CUDA_SUCCESS;
 }
 
 CUresult jit_on_use(Module* module, const char* api) {
-    if (!module->library) return jit_pending(module->pending, &module->emu, &module->ptx, api);
-    Library* library = find_live<Library>(module->library);
-    if (!library) return CUDA_ERROR_INVALID_HANDLE; // a view dies with its library
-    if (CUresult r = jit_on_use(library, api)) return r;
-    module->emu = library->emu;
+    if (module->library || module->emu || !module->pending) return CUDA_SUCCESS;
+    LoadedImage image;
+    if (CUresult r = jit_pending(module->pending, api, &image)) return r;
+    module->emu = image.emu;
+    module->ptx = std::move(image.ptx);
+    register_variables(*image.code, module->emu, *module);
     return CUDA_SUCCESS;
+}
+
+CUresult load_copy(const Library& library, const char* api, emu::Module** out) {
+    return report(state().device->load_module(*library.code, library.filename, out), api);
+}
+
+void register_variables(const ptx::Module& code, emu::Module* copy, const Module& owner) {
+    for (const ptx::TopLevel& item : code.items) {
+        const auto* variable = std::get_if<ptx::Variable>(&item);
+        if (!variable || (variable->space != ptx::StateSpace::Global &&
+                          variable->space != ptx::StateSpace::Const))
+            continue;
+        emu::DevicePtr address = 0;
+        size_t bytes = 0;
+        if (!state().device->get_global(copy, variable->name, &address, &bytes).ok() || !bytes)
+            continue;
+        registry().add(Kind::ModuleVariable, {Space::Device, address}, bytes, nullptr,
+                       {{Space::Handle, owner.handle}, {Space::Handle, owner.context}});
+    }
 }
 
 } // namespace cfr::driver

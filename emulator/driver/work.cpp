@@ -34,8 +34,7 @@ CUresult function_for(const KernelWork& w, Context* ctx, Function** fn, Context*
             if (CUresult e = usable_context(given, CUDA_ERROR_CONTEXT_IS_DESTROYED)) return e;
             *run_ctx = given;
         }
-        *fn = kernel_function(static_cast<Kernel*>(r->object.get()), *run_ctx);
-        return CUDA_SUCCESS;
+        return kernel_function(static_cast<Kernel*>(r->object.get()), *run_ctx, fn);
     }
     if (r && r->kind == Kind::Kernel)
         return bad_handle(CUDA_ERROR_INVALID_HANDLE, Kind::Kernel, handle, r);
