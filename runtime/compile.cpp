@@ -2,6 +2,7 @@
 #include "runtime/compile.hpp"
 
 #include "ptx/cfg.hpp"
+#include "ptx/invariant.hpp"
 #include "ptx/parser.hpp"
 #include "ptx/printer.hpp"
 
@@ -89,9 +90,10 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
     try {
         if (options.inject_pass_fault)
             throw std::runtime_error("pass failed (injected by CFRJIT_TEST_FAULT=pass)");
+        CFR_INVARIANT(!options.inject_invariant_fault,
+                      "no invariant is broken (CFRJIT_TEST_FAULT=invariant breaks this one)");
         // Kernels outside CFRJIT_KERNELS never enter the passes.
-        reports = passes::run_pipeline(module, options.pipeline, options.verify,
-                                       options.selects);
+        reports = passes::run_pipeline(module, options.pipeline, options.verify, options.selects);
     } catch (const passes::VerificationError& e) {
         throw CompileError(e.what());
     } catch (const std::exception& e) {

@@ -43,6 +43,7 @@ struct CompileOptions {
     std::vector<passes::PassSpec> pipeline;
     passes::FunctionSelection selects; // kernels to rewrite; null: all
     bool inject_pass_fault = false;
+    bool inject_invariant_fault = false;
     VerifyLevel verify = VerifyLevel::Full; // checks after each pass (the shim: CFRJIT_VERIFY)
 };
 

@@ -111,7 +111,6 @@ std::string to_string(Policy policy) {
     return policy == Policy::Fixed ? "fixed" : "adaptive";
 }
 
-
 std::string to_string(TimingMode mode) {
     switch (mode) {
     case TimingMode::Off:
@@ -312,9 +311,11 @@ Config read_config(const Getenv& getenv) {
             c.fault = TestFault::Driver;
         else if (f == "variant")
             c.fault = TestFault::Variant;
+        else if (f == "invariant")
+            c.fault = TestFault::Invariant;
         else
-            throw ConfigError(
-                fmt::format("CFRJIT_TEST_FAULT={}: expected pass, cache, driver or variant", *v));
+            throw ConfigError(fmt::format(
+                "CFRJIT_TEST_FAULT={}: expected pass, cache, driver, variant or invariant", *v));
     }
     return c;
 }

@@ -27,7 +27,8 @@ enum class ImageScope { All, JitOnly };
 // Faults the tests inject (CFRJIT_TEST_FAULT); never set in normal use. Driver makes the rewritten
 // module invalid PTX, which the driver refuses at load (eager loading) or at first use (lazy).
 // Variant makes every adaptive variant's PTX invalid, so that the driver refuses to load it.
-enum class TestFault { None, Pass, Cache, Driver, Variant };
+// Invariant breaks an internal invariant (CFR_INVARIANT) while the passes run.
+enum class TestFault { None, Pass, Cache, Driver, Variant, Invariant };
 
 // How the shim picks the code each kernel runs (CFRJIT_POLICY): the pipeline's rewrite for every
 // kernel, or, per kernel, the fastest of the original and its candidate rewrites, measured

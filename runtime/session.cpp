@@ -176,6 +176,7 @@ Session::Unit Session::compile_unit(const std::string& ptx, ModuleRecord& m,
         if (!config_.kernels.empty())
             options.selects = [this](const std::string& k) { return config_.selects(k); };
         options.inject_pass_fault = config_.fault == TestFault::Pass;
+        options.inject_invariant_fault = config_.fault == TestFault::Invariant;
         options.verify = config_.verify;
         compiled = compile_module(ptx, m.name(), options);
         if (unit.cache == CacheStatus::Off && c != nullptr) unit.cache = CacheStatus::Miss;

@@ -1,6 +1,8 @@
 // Backward may-liveness (liveness.hpp).
 #include "passes/analysis/liveness.hpp"
 
+#include "ptx/invariant.hpp"
+
 #include <span>
 
 namespace cfr::analysis {
@@ -33,6 +35,10 @@ private:
 
 std::vector<std::pair<uint32_t, uint32_t>> live_in(const Digraph& graph,
                                                    const LivenessFacts& facts) {
+    for (const auto& facts_of_kind : {&facts.exposed, &facts.killed})
+        for (const auto& [variable, node] : *facts_of_kind)
+            CFR_INVARIANT(variable < facts.variables && node < graph.size(),
+                          "a liveness fact names a variable and a node that exist");
     const NodesByVariable exposed(facts.variables, facts.exposed);
     const NodesByVariable killed(facts.variables, facts.killed);
     std::vector<std::pair<uint32_t, uint32_t>> live;

@@ -4,6 +4,7 @@
 #include "passes/analysis/reachability.hpp"
 #include "passes/block_code.hpp"
 #include "passes/module_unit.hpp"
+#include "ptx/invariant.hpp"
 
 #include <stdexcept>
 
@@ -131,7 +132,7 @@ void NodeList::write(passes::FunctionUnit& unit) {
         const ptx::BlockId b = block_of[n];
         if (node.taken) {
             ptx::Instruction* in = passes::last_instruction(node.statements);
-            if (!in) throw std::logic_error("linearize: a block with a successor but no jump");
+            CFR_INVARIANT(in != nullptr, "a block with a successor ends in a jump");
             if (in->control() == ptx::ControlKind::Branch) {
                 if (*node.taken == kExitNode)
                     *in = ptx::Instruction{in->guard, ptx::Opcode::Ret, {}, {}, {}, in->loc};

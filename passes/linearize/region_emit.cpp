@@ -2,6 +2,7 @@
 #include "passes/linearize/node_list.hpp"
 #include "passes/linearize/region_plan.hpp"
 #include "passes/module_unit.hpp"
+#include "ptx/invariant.hpp"
 
 #include <map>
 #include <stdexcept>
@@ -174,7 +175,8 @@ private:
         case SKind::Body:
             return body_block(slot.plan, n, slot.block);
         }
-        throw std::logic_error("linearize: unknown sequence node");
+        CFR_INVARIANT(false, "every kind of sequence node has its block");
+        return {};
     }
 
     // A unit's block: its code, the assignment, and a folded guard where O3 put one.

@@ -10,6 +10,7 @@
 #include "passes/convergence_guard.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/restructure/loop_edges.hpp"
+#include "ptx/invariant.hpp"
 
 #include <fmt/format.h>
 
@@ -101,8 +102,8 @@ public:
         // Each round makes the entry node of every cyclic SCC acyclic, so the rounds are bounded
         // by the nodes that can be in cycles; the bound guards against a broken invariant.
         for (size_t round = 0;; ++round) {
-            if (round > 4 * graph_.nodes.size() + 16)
-                throw std::logic_error("restructure-loops: SCC decomposition does not terminate");
+            CFR_INVARIANT(round <= 4 * graph_.nodes.size() + 16,
+                          "each round makes a cyclic SCC's entry acyclic, so the rounds end");
             const Digraph shape = graph_.digraph(result_.repetition_edges);
             const auto sccs = cyclic_sccs(shape, graph_.entry);
             if (sccs.empty()) break;

@@ -2,6 +2,7 @@
 #include "passes/analysis/loops.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/restructure/rgraph.hpp"
+#include "ptx/invariant.hpp"
 #include "ptx/operand_builders.hpp"
 
 #include <algorithm>
@@ -218,7 +219,8 @@ private:
         case NodeKind::Exit:
             break;
         }
-        throw std::logic_error("emit: the exit node is not a block");
+        CFR_INVARIANT(false, "the exit node is never emitted as a block");
+        return {};
     }
 
     std::vector<ptx::Statement> original_block(NodeId n, NodeId next, Edges& edges) {
@@ -340,7 +342,8 @@ private:
                 }
                 return names;
             }
-        throw std::logic_error("emit: brx.idx names no .branchtargets table: " + name);
+        CFR_INVARIANT(false, "a brx.idx names a .branchtargets table of its function");
+        return {};
     }
 };
 

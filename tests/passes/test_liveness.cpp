@@ -5,6 +5,7 @@
 #include "passes/analysis/liveness.hpp"
 #include "passes/fusion/liveness.hpp"
 #include "ptx/cfg.hpp"
+#include "ptx/invariant.hpp"
 #include "ptx/parser.hpp"
 
 #include <catch2/catch.hpp>
@@ -85,4 +86,20 @@ B:
     CHECK_FALSE(live.live_at(0, "%r3"));
     CHECK(live.live_at(0, "%r2")); // block 0 defines it only under a guard, which may not happen
     CHECK_FALSE(live.live_at(0, "%r1")); // loaded first
+}
+
+TEST_CASE("liveness: a fact naming a node that does not exist breaks an internal invariant") {
+    Digraph g(2);
+    g.add_edge(0, 1);
+    LivenessFacts facts;
+    facts.variables = 1;
+    facts.exposed = {{0, 5}};
+    try {
+        live_in(g, facts);
+        FAIL("no InternalError");
+    } catch (const cfr::InternalError& e) {
+        CHECK_THAT(e.what(), Catch::StartsWith("internal error at analysis/liveness.cpp:") &&
+                                 Catch::Contains("a liveness fact names a variable and a node "
+                                                 "that exist"));
+    }
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fault injection under the shim: run_fault.sh CFRJIT PROGRAM FAULT
 # FAULT: corrupt-cache (a damaged entry on disk), unwritable-cache, cache-write (storing fails),
-# pass, driver-eager (the driver refuses the rewritten module at load), driver-lazy (at first use,
-# under lazy loading), bad-config.
+# pass, invariant (an internal invariant breaks while the passes run), driver-eager (the driver
+# refuses the rewritten module at load), driver-lazy (at first use, under lazy loading),
+# bad-config.
 # The program must succeed with the output it has without the shim, and exactly one log line
 # must say what went wrong.
 set -u
@@ -25,6 +26,8 @@ corrupt-cache)
 unwritable-cache) export CFRJIT_CACHE_DIR=/dev/null/cfrjit expect="cache disabled" ;;
 cache-write) export CFRJIT_TEST_FAULT=cache expect="cache disabled: cannot write" ;;
 pass) export CFRJIT_TEST_FAULT=pass expect="pipeline .* failed" ;;
+invariant) export CFRJIT_TEST_FAULT=invariant
+    expect="pipeline .* failed: internal error at runtime/compile.cpp:[0-9]+: no invariant is broken" ;;
 driver-eager) export CFRJIT_TEST_FAULT=driver CUDA_MODULE_LOADING=EAGER
     expect="driver refused the rewritten module at load" ;;
 driver-lazy) export CFRJIT_TEST_FAULT=driver CUDA_MODULE_LOADING=LAZY
