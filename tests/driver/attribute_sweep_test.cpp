@@ -459,6 +459,8 @@ TEST_CASE("function attributes: a compiled cluster shape cannot be set, another 
     CHECK(get(m["clustered"], CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH) == 2);
 
     const CUfunction f = m["explicit_only"];
+    CHECK(cuLaunchKernel(f, 8, 2, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr) ==
+          CUDA_ERROR_INVALID_CLUSTER_SIZE);
     CHECK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, -1) ==
           CUDA_ERROR_INVALID_VALUE);
     const int dims[] = {4, 2, 1};
@@ -466,6 +468,11 @@ TEST_CASE("function attributes: a compiled cluster shape cannot be set, another 
         CHECK(cuFuncSetAttribute(f, shape[i], dims[i]) == CUDA_SUCCESS);
     for (int i = 0; i < 3; ++i)
         CHECK(get(f, shape[i]) == dims[i]);
+    // A launch without a cluster attribute now runs in clusters of 4 x 2 x 1 blocks.
+    CHECK(cuLaunchKernel(f, 8, 2, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr) == CUDA_SUCCESS);
+    CHECK(cuLaunchKernel(f, 6, 2, 1, 32, 1, 1, 0, nullptr, nullptr, nullptr) ==
+          CUDA_ERROR_INVALID_CLUSTER_SIZE);
+    CHECK(cuCtxSynchronize() == CUDA_SUCCESS);
 
     CUlibrary library = nullptr;
     REQUIRE(cuLibraryLoadData(&library, kAttributePtx, nullptr, nullptr, 0, nullptr, nullptr, 0) ==
