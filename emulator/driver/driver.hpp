@@ -86,6 +86,9 @@ struct FunctionSettings {
     std::optional<int> max_dynamic_shared; // unset: the device's default
     int preferred_carveout = -1;
     CUfunc_cache cache_config = CU_FUNC_CACHE_PREFER_NONE;
+    emu::Dim3 required_cluster{0, 0, 0}; // set where the kernel has no compiled shape
+    int non_portable_cluster_size_allowed = 0;
+    int cluster_scheduling_policy = CU_CLUSTER_SCHEDULING_POLICY_DEFAULT;
 };
 
 // A module of a context: loaded with cuModuleLoad*, or the view of a library in one context

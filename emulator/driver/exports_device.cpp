@@ -13,6 +13,12 @@ CUresult check_device(CUdevice dev) {
     return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
 }
 
+int attribute(CUdevice_attribute a) {
+    int value = 0;
+    device_attribute(a, &value);
+    return value;
+}
+
 } // namespace
 
 CFR_EXPORT CUresult cuDeviceGet(CUdevice* device, int ordinal) {
@@ -90,20 +96,20 @@ CFR_EXPORT CUresult cuDeviceGetProperties(CUdevprop* prop, CUdevice dev) {
     if (CUresult r = check_device(dev)) return r;
     if (!prop) return CUDA_ERROR_INVALID_VALUE;
     std::memset(prop, 0, sizeof *prop);
-    prop->maxThreadsPerBlock = 1024;
-    prop->maxThreadsDim[0] = 1024;
-    prop->maxThreadsDim[1] = 1024;
-    prop->maxThreadsDim[2] = 64;
-    prop->maxGridSize[0] = 2147483647;
-    prop->maxGridSize[1] = 65535;
-    prop->maxGridSize[2] = 65535;
-    prop->sharedMemPerBlock = 48 * 1024;
-    prop->totalConstantMemory = 64 * 1024;
-    prop->SIMDWidth = 32;
-    prop->memPitch = 2147483647;
-    prop->regsPerBlock = 65536;
-    prop->clockRate = kClockKhz;
-    prop->textureAlign = 512;
+    prop->maxThreadsPerBlock = attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    prop->maxThreadsDim[0] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X);
+    prop->maxThreadsDim[1] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y);
+    prop->maxThreadsDim[2] = attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z);
+    prop->maxGridSize[0] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X);
+    prop->maxGridSize[1] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y);
+    prop->maxGridSize[2] = attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z);
+    prop->sharedMemPerBlock = attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
+    prop->totalConstantMemory = attribute(CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY);
+    prop->SIMDWidth = attribute(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
+    prop->memPitch = attribute(CU_DEVICE_ATTRIBUTE_MAX_PITCH);
+    prop->regsPerBlock = attribute(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK);
+    prop->clockRate = attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+    prop->textureAlign = attribute(CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT);
     return CUDA_SUCCESS;
 }
 

@@ -17,6 +17,10 @@ CUresult launch(CUfunction f, cfr::emu::LaunchConfig config, CUstream hStream, v
     if (CUresult r = resolve_stream(hStream, &s)) return r;
     Function* fn = nullptr;
     if (CUresult r = resolve_launchable(f, s.context, &fn)) return r;
+    if (!config.explicit_cluster && fn->settings.required_cluster.count() > 0) {
+        config.cluster = fn->settings.required_cluster; // set with cuFuncSetAttribute
+        config.explicit_cluster = true;
+    }
     KernelWork work;
     work.function = fn->handle;
     if (CUresult r = make_kernel_work(fn->kernel, config, kernelParams, extra, &work)) return r;

@@ -24,24 +24,21 @@ int ptx_target(const emu::KernelInfo& info) {
     return info.target_sm ? int(info.target_sm) : kSmMajor * 10 + kSmMinor;
 }
 
-bool is_cluster_attribute(CUfunction_attribute attrib) {
-    switch (attrib) {
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
-    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
-    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
-        return true;
-    default:
-        return false;
-    }
+bool in_range(CUfunction_attribute attrib) {
+    const int bits = enum_bits(attrib);
+    return bits >= 0 && bits < int(CU_FUNC_ATTRIBUTE_MAX);
 }
 
-// The compiled cluster shape (.reqnctapercluster, 0 without) and whether a launch must name one
-// (.explicitcluster without a compiled shape).
-int cluster_attribute(CUfunction_attribute attrib, const emu::KernelInfo& info) {
-    const emu::Dim3& required = info.required_cluster;
+// The compiled cluster shape (.reqnctapercluster), else the one set with cuFuncSetAttribute.
+emu::Dim3 required_cluster(const emu::KernelInfo& info, const FunctionSettings& settings) {
+    return info.required_cluster.count() > 0 ? info.required_cluster : settings.required_cluster;
+}
+
+// The attributes of clusters: the required shape, whether a launch must name one (.explicitcluster
+// without a compiled shape), and the settings that only cuFuncSetAttribute changes.
+int cluster_attribute(CUfunction_attribute attrib, const emu::KernelInfo& info,
+                      const FunctionSettings& settings) {
+    const emu::Dim3 required = required_cluster(info, settings);
     switch (attrib) {
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
         return int(required.x);
@@ -50,71 +47,111 @@ int cluster_attribute(CUfunction_attribute attrib, const emu::KernelInfo& info) 
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
         return int(required.z);
     case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
-        return info.explicit_cluster && required.count() == 0 ? 1 : 0;
-    default: // non-portable sizes not allowed; the default scheduling policy
+        return info.explicit_cluster && info.required_cluster.count() == 0 ? 1 : 0;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+        return settings.non_portable_cluster_size_allowed;
+    default:
+        return settings.cluster_scheduling_policy;
+    }
+}
+
+// What the kernel's code, not its settings, determines.
+int compiled_attribute(CUfunction_attribute attrib, const emu::KernelInfo& info,
+                       const KernelResources& resources) {
+    switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
+        return resources.max_threads;
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
+        return int(info.static_shared_bytes);
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
+        return int(info.local_bytes);
+    case CU_FUNC_ATTRIBUTE_NUM_REGS:
+        return resources.registers;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+        return ptx_target(info);
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
+        return kSmMajor * 10 + kSmMinor;
+    default: // CONST_SIZE_BYTES, CACHE_MODE_CA
         return 0;
     }
+}
+
+CUresult set_required_cluster(emu::Dim3& shape, CUfunction_attribute attrib, int value,
+                              const emu::KernelInfo& info) {
+    if (info.required_cluster.count() > 0) return CUDA_ERROR_NOT_PERMITTED;
+    if (value < 0) return CUDA_ERROR_INVALID_VALUE;
+    if (attrib == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH) shape.x = uint32_t(value);
+    if (attrib == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT) shape.y = uint32_t(value);
+    if (attrib == CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH) shape.z = uint32_t(value);
+    return CUDA_SUCCESS;
+}
+
+CUresult set_max_dynamic_shared(FunctionSettings& settings, int value,
+                                const emu::KernelInfo& info) {
+    if (value < 0 || value > kSharedPerBlockOptin - int(info.static_shared_bytes))
+        return CUDA_ERROR_INVALID_VALUE;
+    settings.max_dynamic_shared = value;
+    return CUDA_SUCCESS;
+}
+
+CUresult set_in_range(int& setting, int value, int low, int high) {
+    if (value < low || value > high) return CUDA_ERROR_INVALID_VALUE;
+    setting = value;
+    return CUDA_SUCCESS;
 }
 
 } // namespace
 
 CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Kernel* kernel,
                             const FunctionSettings& settings) {
-    if (!pi) return CUDA_ERROR_INVALID_VALUE;
+    if (!pi || !in_range(attrib)) return CUDA_ERROR_INVALID_VALUE;
     const emu::KernelInfo info = state().device->kernel_info(kernel);
     const KernelResources resources = kernel_resources(info, settings);
     switch (attrib) {
-    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK:
-        *pi = resources.max_threads;
-        break;
-    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES:
-        *pi = int(info.static_shared_bytes);
-        break;
-    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES:
-    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA:
-        *pi = 0;
-        break;
-    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES:
-        *pi = int(info.local_bytes);
-        break;
-    case CU_FUNC_ATTRIBUTE_NUM_REGS:
-        *pi = resources.registers;
-        break;
-    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-        *pi = ptx_target(info);
-        break;
-    case CU_FUNC_ATTRIBUTE_BINARY_VERSION:
-        *pi = kSmMajor * 10 + kSmMinor;
-        break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
         *pi = resources.max_dynamic_shared;
         break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
         *pi = settings.preferred_carveout;
         break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        *pi = cluster_attribute(attrib, info, settings);
+        break;
     default:
-        if (!is_cluster_attribute(attrib)) return CUDA_ERROR_INVALID_VALUE;
-        *pi = cluster_attribute(attrib, info);
+        *pi = compiled_attribute(attrib, info, resources);
     }
     return CUDA_SUCCESS;
 }
 
+// The attributes NVIDIA's cuFuncSetAttribute accepts; every other one is read-only
+// (CUDA_ERROR_INVALID_VALUE), and a compiled cluster shape cannot be changed.
 CUresult set_function_attribute(FunctionSettings& settings, CUfunction_attribute attrib, int value,
                                 const emu::Kernel* kernel) {
+    if (!in_range(attrib)) return CUDA_ERROR_INVALID_VALUE;
+    const emu::KernelInfo info = state().device->kernel_info(kernel);
     switch (attrib) {
-    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: {
-        const int static_shared = int(state().device->kernel_info(kernel).static_shared_bytes);
-        if (value < 0 || value > kSharedPerBlockOptin - static_shared)
-            return CUDA_ERROR_INVALID_VALUE;
-        settings.max_dynamic_shared = value;
-        return CUDA_SUCCESS;
-    }
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        return set_max_dynamic_shared(settings, value, info);
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
-        if (value < -1 || value > 100) return CUDA_ERROR_INVALID_VALUE;
-        settings.preferred_carveout = value;
+        return set_in_range(settings.preferred_carveout, value, -1, 100);
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+        return set_required_cluster(settings.required_cluster, attrib, value, info);
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+        settings.non_portable_cluster_size_allowed = value != 0 ? 1 : 0;
         return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        return set_in_range(settings.cluster_scheduling_policy, value,
+                            CU_CLUSTER_SCHEDULING_POLICY_DEFAULT,
+                            CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING);
     default:
-        return is_cluster_attribute(attrib) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+        return CUDA_ERROR_INVALID_VALUE;
     }
 }
 
