@@ -234,9 +234,12 @@ void exit_lanes(Exec& x, uint32_t lanes);
 void check_convergence(Exec& x, const Inst& in);
 void check_reconvergence(Exec& x, const StackEntry& joined);
 
-// Block scheduling (engine.cpp). A block starts, then runs in steps: every ready warp runs one
-// time slice, then barriers whose warps have all arrived complete. Blocks that wait for each other
-// (a cooperative grid, a cluster) are stepped in turn; others run to completion one by one.
+// Runs warp w for up to `slice` warp instructions, or until it waits or finishes (engine.cpp).
+void run_slice(LaunchCtx& L, BlockCtx& B, Warp& w, Counters& C, uint32_t slice);
+
+// Block scheduling (block_scheduler.cpp). A block starts, then runs in steps: every ready warp runs
+// one time slice, then barriers whose warps have all arrived complete. Blocks that wait for each
+// other (a cooperative grid, a cluster) are stepped in turn; others run to completion one by one.
 enum class BlockStep : uint8_t { Done, Progress, Stalled };
 void start_block(LaunchCtx& L, BlockCtx& B);
 BlockStep step_block(LaunchCtx& L, BlockCtx& B, Counters& C);
