@@ -105,7 +105,7 @@ constexpr AttributeValue kAttributes[] = {
 
 } // namespace
 
-CUresult device_attribute(CUdevice_attribute attribute, int* value) {
+CUresult device_attribute(const CUdevice_attribute& attribute, int* value) {
     const int bits = enum_bits(attribute);
     if (bits <= 0 || bits >= int(CU_DEVICE_ATTRIBUTE_MAX)) return CUDA_ERROR_INVALID_VALUE;
     *value = 0; // a capability the emulated device does not have

@@ -252,7 +252,9 @@ inline constexpr int kSharedPerBlockOptin = 227 * 1024;
 inline constexpr int kSharedPerSm = 228 * 1024;
 inline constexpr int kReservedSharedPerBlock = 1024;
 inline constexpr int kSharedAllocationUnit = 128;
-CUresult device_attribute(CUdevice_attribute attribute, int* value);
+// Attributes arrive from C callers, whose values may lie outside the enumeration: they are read by
+// reference (enum_bits) and checked before they are used as the enum.
+CUresult device_attribute(const CUdevice_attribute& attribute, int* value);
 const char* device_name();
 CUuuid device_uuid();
 size_t device_memory_bytes();
@@ -269,10 +271,10 @@ CUresult function_of(CUfunction f, FunctionView* out);
 CUresult get_function(Module* module, const char* name, uint64_t* out);
 // function_attributes.cpp
 CUresult read_file(const char* path, std::string* out);
-CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Kernel* kernel,
+CUresult function_attribute(int* pi, const CUfunction_attribute& attrib, const emu::Kernel* kernel,
                             const FunctionSettings& settings);
-CUresult set_function_attribute(FunctionSettings& settings, CUfunction_attribute attrib, int value,
-                                const emu::Kernel* kernel);
+CUresult set_function_attribute(FunctionSettings& settings, const CUfunction_attribute& attrib,
+                                int value, const emu::Kernel* kernel);
 CUresult param_info(const emu::Kernel* kernel, size_t index, size_t* offset, size_t* size);
 
 // occupancy.cpp: what limits how many blocks of a kernel one multiprocessor holds.

@@ -24,7 +24,7 @@ int ptx_target(const emu::KernelInfo& info) {
     return info.target_sm ? int(info.target_sm) : kSmMajor * 10 + kSmMinor;
 }
 
-bool in_range(CUfunction_attribute attrib) {
+bool in_range(const CUfunction_attribute& attrib) {
     const int bits = enum_bits(attrib);
     return bits >= 0 && bits < int(CU_FUNC_ATTRIBUTE_MAX);
 }
@@ -102,7 +102,7 @@ CUresult set_in_range(int& setting, int value, int low, int high) {
 
 } // namespace
 
-CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Kernel* kernel,
+CUresult function_attribute(int* pi, const CUfunction_attribute& attrib, const emu::Kernel* kernel,
                             const FunctionSettings& settings) {
     if (!pi || !in_range(attrib)) return CUDA_ERROR_INVALID_VALUE;
     const emu::KernelInfo info = state().device->kernel_info(kernel);
@@ -130,8 +130,8 @@ CUresult function_attribute(int* pi, CUfunction_attribute attrib, const emu::Ker
 
 // The attributes NVIDIA's cuFuncSetAttribute accepts; every other one is read-only
 // (CUDA_ERROR_INVALID_VALUE), and a compiled cluster shape cannot be changed.
-CUresult set_function_attribute(FunctionSettings& settings, CUfunction_attribute attrib, int value,
-                                const emu::Kernel* kernel) {
+CUresult set_function_attribute(FunctionSettings& settings, const CUfunction_attribute& attrib,
+                                int value, const emu::Kernel* kernel) {
     if (!in_range(attrib)) return CUDA_ERROR_INVALID_VALUE;
     const emu::KernelInfo info = state().device->kernel_info(kernel);
     switch (attrib) {

@@ -4,6 +4,7 @@
 // and why they differ); function attributes against values worked out by hand for four kernels.
 #if __has_include(<cuda.h>) && defined(CFRJIT_CUDA_HEADER)
 #include "driver_fixtures.hpp"
+#include "raw_attribute_calls.hpp"
 
 #include <climits>
 #include <cstring>
@@ -209,8 +210,7 @@ TEST_CASE("device attributes: values outside the enumeration, a null pointer and
     for (long bad : {0L, -1L, long(INT_MIN), max, max + 1, 100000L}) {
         INFO(bad);
         int v = 12345;
-        CHECK(cuDeviceGetAttribute(&v, enum_from_bits<CUdevice_attribute>(bad), 0) ==
-              CUDA_ERROR_INVALID_VALUE);
+        CHECK(raw_calls::device_attribute(&v, int(bad), 0) == CUDA_ERROR_INVALID_VALUE);
         CHECK(v == 12345);
     }
     int v = 0;
@@ -397,10 +397,10 @@ TEST_CASE("function attributes: out-of-range attributes are refused") {
     for (long bad : {-1L, max, max + 1, long(INT_MIN)}) {
         INFO(bad);
         int v = 12345;
-        const auto a = enum_from_bits<CUfunction_attribute>(bad);
-        CHECK(cuFuncGetAttribute(&v, a, m["heavy"]) == CUDA_ERROR_INVALID_VALUE);
+        CHECK(raw_calls::function_attribute(&v, int(bad), m["heavy"]) == CUDA_ERROR_INVALID_VALUE);
         CHECK(v == 12345);
-        CHECK(cuFuncSetAttribute(m["heavy"], a, 0) == CUDA_ERROR_INVALID_VALUE);
+        CHECK(raw_calls::set_function_attribute(m["heavy"], int(bad), 0) ==
+              CUDA_ERROR_INVALID_VALUE);
     }
     CHECK(cuFuncGetAttribute(nullptr, CU_FUNC_ATTRIBUTE_NUM_REGS, m["heavy"]) ==
           CUDA_ERROR_INVALID_VALUE);
