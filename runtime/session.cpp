@@ -302,12 +302,13 @@ LoadDecision Session::prepare_adaptive(ModuleRecord m, const std::string& ptx) {
         prepare_variants(ptx, config_.candidates, config_.max_variants, compile));
     for (const auto& failure : variants->failures)
         log_->warn("module {} ({}): candidate {}; not a variant", m.name(), m.api, failure);
+    m.key = decision_key(ptx);
+    if (!config_.dump_dir.empty() && !variants->kernels.empty()) dump_variants(m, ptx, *variants);
     if (config_.fault == TestFault::Variant)
         for (size_t i = 1; i < variants->texts.size(); ++i)
             variants->texts[i].insert(0,
                                       "this is not PTX (injected by CFRJIT_TEST_FAULT=variant)\n");
     m.outcome = ModuleOutcome::Adaptive;
-    m.key = decision_key(ptx);
     std::string kernels;
     for (const auto& k : variants->kernels)
         kernels +=
@@ -645,25 +646,61 @@ std::vector<GraphStats> Session::graphs() const {
     return graphs_;
 }
 
+namespace {
+
+// The dot file of each function with a body in `ptx`, named <stem>.<function>.<tag>.dot.
+void write_dots(const std::filesystem::path& dir, const std::string& stem, std::string_view ptx,
+                const std::string& tag) {
+    const ptx::Module mod = ptx::parse(ptx, stem);
+    for (const auto& item : mod.items) {
+        const auto* f = std::get_if<ptx::Function>(&item);
+        if (f == nullptr || !f->body) continue;
+        write_text(dir / fmt::format("{}.{}.{}.dot", stem, f->name, tag),
+                   ptx::to_dot(ptx::build_cfg(*f), f->name));
+    }
+}
+
+} // namespace
+
+std::string Session::dump_stem(const ModuleRecord& m, size_t unit) const {
+    return unit == 0 ? fmt::format("{}-{:016x}", m.name(), m.key)
+                     : fmt::format("{}-{:016x}-u{}", m.name(), m.key, unit);
+}
+
 void Session::dump(const ModuleRecord& m, size_t unit, std::string_view original,
                    std::string_view rewritten) {
-    namespace fs = std::filesystem;
     try {
-        const fs::path dir(config_.dump_dir);
-        fs::create_directories(dir);
-        const std::string stem = unit == 0 ? fmt::format("{}-{:016x}", m.name(), m.key)
-                                           : fmt::format("{}-{:016x}-u{}", m.name(), m.key, unit);
+        const std::filesystem::path dir(config_.dump_dir);
+        std::filesystem::create_directories(dir);
+        const std::string stem = dump_stem(m, unit);
         write_text(dir / (stem + ".orig.ptx"), original);
         write_text(dir / (stem + ".ptx"), rewritten);
-        for (const auto& [text, tag] : {std::pair{original, "orig"}, std::pair{rewritten, "new"}}) {
-            const ptx::Module mod = ptx::parse(text, stem);
-            for (const auto& item : mod.items) {
-                const auto* f = std::get_if<ptx::Function>(&item);
-                if (f == nullptr || !f->body) continue;
-                write_text(dir / fmt::format("{}.{}.{}.dot", stem, f->name, tag),
-                           ptx::to_dot(ptx::build_cfg(*f), f->name));
-            }
+        write_dots(dir, stem, original, "orig");
+        write_dots(dir, stem, rewritten, "new");
+    } catch (const std::exception& e) {
+        log_->warn("module {}: CFRJIT_DUMP_DIR={}: {}", m.name(), config_.dump_dir, e.what());
+    }
+}
+
+// The adaptive policy's variants: the original as in dump(), each variant's PTX and dot files
+// tagged v<i> (i as in ModuleVariants::pipelines), and <stem>.variants.tsv naming the pipeline of
+// each tag.
+void Session::dump_variants(const ModuleRecord& m, std::string_view original,
+                            const ModuleVariants& variants) {
+    try {
+        const std::filesystem::path dir(config_.dump_dir);
+        std::filesystem::create_directories(dir);
+        const std::string stem = dump_stem(m, 0);
+        write_text(dir / (stem + ".orig.ptx"), original);
+        write_dots(dir, stem, original, "orig");
+        std::string index;
+        for (size_t v = 1; v < variants.texts.size(); ++v) {
+            const std::string tag = fmt::format("v{}", v);
+            write_text(dir / fmt::format("{}.{}.ptx", stem, tag), variants.texts[v]);
+            write_dots(dir, stem, variants.texts[v], tag);
+            index += tag + "\t" + variants.pipelines[v] + "\n";
         }
+        write_text(dir / (stem + ".variants.tsv"), index);
     } catch (const std::exception& e) {
         log_->warn("module {}: CFRJIT_DUMP_DIR={}: {}", m.name(), config_.dump_dir, e.what());
     }

@@ -138,6 +138,9 @@ private:
                       const std::vector<std::vector<passes::PassSpec>>& pipelines);
     LoadDecision pass_through(ModuleRecord m, ModuleOutcome outcome, const std::string& reason);
     LoadDecision prepare_adaptive(ModuleRecord m, const std::string& ptx);
+    std::string dump_stem(const ModuleRecord& m, size_t unit) const;
+    void dump_variants(const ModuleRecord& m, std::string_view original,
+                       const ModuleVariants& variants);
     void dump(const ModuleRecord& m, size_t unit, std::string_view original,
               std::string_view rewritten);
     uint32_t kernel_id_locked(std::string_view name, uint32_t module);

@@ -95,7 +95,7 @@ build() {
 }
 
 # The browser tests (label browser: the HTML report in headless Chromium) are left to
-# test-browser: installing Chromium takes about a minute, more than CI's time allows.
+# test-browser, which installs Chromium first (about a minute where it is missing); CI runs both.
 run_tests() {
     build
     stage "tests" ctest --test-dir "$build" --output-on-failure -j "$jobs" -LE browser "$@"

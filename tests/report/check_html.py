@@ -8,7 +8,8 @@ The page must be well-formed HTML (every element closed, in order), load nothing
 report in its kernel table with the same figures (total, average, minimum and maximum device time
 and launches; grid and block; under the adaptive policy the variant, the decision and each
 variant's launches and median), link only to ids it holds, and hold one figure with SVG drawings
-per changed kernel (--cfgs drawn; a graph over the page's block limit counts as drawn when the
+per changed kernel, and for a kernel the adaptive policy had variants of one drawing per variant
+(--cfgs drawn; a graph over the page's block limit counts as drawn when the
 page says so) or say how to get them (--cfgs noted). With --source, the
 divergence map must show CUDA source lines with counts.
 """
@@ -151,6 +152,10 @@ def changed(k):
     return k.get("rewritten") and k.get("selected") and bool(k.get("changed_by"))
 
 
+def has_variants(k):
+    return len(k.get("variants") or []) > 1
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("page")
@@ -171,10 +176,16 @@ def main():
     problems += [f"loads from elsewhere: {e}" for e in page.external]
     problems += [f"link to a missing id #{i}" for i in page.links if i not in page.ids]
     check_kernels(page, report, problems)
-    want = {k["name"] for k in report["kernels"] if changed(k)}
+    want = {k["name"] for k in report["kernels"] if changed(k) or has_variants(k)}
     drawn = {k for k, n in page.figures.items() if n >= 2}
     if args.cfgs == "drawn" and drawn != want:
         problems.append(f"CFG drawings for {sorted(drawn)}, changed kernels {sorted(want)}")
+    for k in report["kernels"]:
+        # the original and each variant
+        if args.cfgs == "drawn" and has_variants(k) and \
+                page.figures.get(k["name"], 0) < len(k["variants"]):
+            problems.append(f"{k['name']}: {page.figures.get(k['name'], 0)} drawings for "
+                            f"{len(k['variants'])} variants (the original among them)")
     if args.cfgs == "noted" and want and not ("apt-get install graphviz" in text
                                               or "--dump-dir" in text):
         problems.append("no CFG drawings and no word on how to get them")

@@ -104,6 +104,27 @@ std::optional<DotPair> find_dot_pair(const fs::path& dump_dir, uint64_t module_i
     return std::nullopt;
 }
 
+std::optional<VariantDots> find_variant_dots(const fs::path& dump_dir, uint64_t module_id,
+                                             const std::string& key, const std::string& kernel) {
+    const std::string stem = fmt::format("m{}-{}", module_id, key);
+    std::ifstream index(dump_dir / (stem + ".variants.tsv"));
+    VariantDots dots{
+        dump_dir / (stem + "." + kernel + ".orig.dot"), dump_dir / (stem + ".orig.ptx"), {}};
+    std::error_code ec;
+    if (!index || !fs::is_regular_file(dots.original, ec)) return std::nullopt;
+    for (std::string line; std::getline(index, line);) {
+        const auto tab = line.find('\t');
+        if (tab == std::string::npos) continue;
+        const std::string tag = line.substr(0, tab);
+        VariantDots::Variant v{line.substr(tab + 1),
+                               dump_dir / (stem + "." + kernel + "." + tag + ".dot"),
+                               dump_dir / (stem + "." + tag + ".ptx")};
+        if (fs::is_regular_file(v.dot, ec)) dots.variants.push_back(std::move(v));
+    }
+    if (dots.variants.empty()) return std::nullopt;
+    return dots;
+}
+
 size_t count_blocks(const std::string& dot_text) {
     constexpr std::string_view kBlock = "[label=\"B"; // blocks are labelled B<n>, the exit "exit"
     size_t n = 0;

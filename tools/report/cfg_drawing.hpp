@@ -29,6 +29,23 @@ struct DotPair {
 std::optional<DotPair> find_dot_pair(const std::filesystem::path& dump_dir, uint64_t module_id,
                                      const std::string& key, const std::string& kernel);
 
+// The dump of a kernel the adaptive policy had variants of: the original's dot file and PTX, and
+// per variant (by the name of its pipeline) its dot file and PTX.
+struct VariantDots {
+    std::filesystem::path original, original_ptx;
+    struct Variant {
+        std::string pipeline;
+        std::filesystem::path dot, ptx;
+    };
+    std::vector<Variant> variants;
+};
+
+// From <stem>.variants.tsv and the dot files beside it; nullopt when the dump holds none for the
+// kernel.
+std::optional<VariantDots> find_variant_dots(const std::filesystem::path& dump_dir,
+                                             uint64_t module_id, const std::string& key,
+                                             const std::string& kernel);
+
 // The number of blocks a dump's dot file draws (its box nodes).
 size_t count_blocks(const std::string& dot_text);
 

@@ -1,5 +1,6 @@
-// The HTML report's CFGs: each changed kernel's control flow before and after the pipeline, drawn
-// by Graphviz from the dump directory's dot files; the page says what to do where it cannot draw.
+// The HTML report's CFGs: each changed kernel's control flow before and after the pipeline, and
+// each kernel the adaptive policy had variants of beside its variants, drawn by Graphviz from the
+// dump directory's dot files; the page says what to do where it cannot draw.
 #include "tools/report/cfg_drawing.hpp"
 #include "tools/report/cfg_structure.hpp"
 #include "tools/report/divergence_lines.hpp"
@@ -122,6 +123,39 @@ std::string figure(const nlohmann::json& report, const nlohmann::json& k, const 
            "</figcaption></figure>\n</details>\n";
 }
 
+// A kernel the adaptive policy measured variants of: the original beside each variant.
+bool has_variants(const nlohmann::json& k) {
+    return k.contains("variants") && k["variants"].is_array() && k["variants"].size() > 1;
+}
+
+std::string variant_figure(const nlohmann::json& k, const VariantDots& dots,
+                           const std::filesystem::path& dot, Structures& structures, size_t index,
+                           bool open) {
+    const std::string name = text_of(k, "name"), in_use = text_of(k, "variant", "original");
+    std::string names;
+    for (const auto& v : dots.variants)
+        names += (names.empty() ? "" : ", ") + v.pipeline;
+    std::string out = fmt::format("<details{} id=\"{}\"><summary><code>{}</code>: variants {}; "
+                                  "in use: {}</summary>\n<figure class=\"cfg\" "
+                                  "data-kernel=\"{}\"><div class=\"cfgs\">\n",
+                                  open ? " open" : "", anchor("cfg-", name), escape(name),
+                                  escape(names), escape(in_use), escape(name));
+    out += drawing(dot, dots.original, "original", fmt::format("k{}o-", index),
+                   structures.of(dots.original_ptx, name));
+    for (size_t v = 0; v < dots.variants.size(); ++v) {
+        const auto& variant = dots.variants[v];
+        const std::string title =
+            escape(variant.pipeline + (variant.pipeline == in_use ? " (in use)" : ""));
+        out += drawing(dot, variant.dot, title.c_str(), fmt::format("k{}v{}-", index, v),
+                       structures.of(variant.ptx, name));
+    }
+    return out +
+           "</div>\n<figcaption class=\"muted\">The adaptive policy's variants of the kernel, "
+           "each the original rewritten by its pipeline. Solid edges: taken branches; dashed: "
+           "fall through; dotted: to the exit; thick red: unstructured (seed 002 Definition "
+           "1).</figcaption></figure>\n</details>\n";
+}
+
 std::string missing(const std::vector<std::string>& names, const std::string& why) {
     std::string out = "<p class=\"note\">" + why + "</p>\n<ul class=\"mono\">\n";
     for (const auto& n : names)
@@ -134,10 +168,12 @@ std::string missing(const std::vector<std::string>& names, const std::string& wh
 std::string cfg_section(const nlohmann::json& report, const std::string& dump_dir) {
     std::vector<const nlohmann::json*> changed;
     for (const auto& k : report["kernels"])
-        if (changed_kernel(k)) changed.push_back(&k);
-    std::string out = fmt::format("<section id=\"cfgs\">\n<h2>Control flow of the {} changed "
-                                  "kernel(s), before and after the pipeline</h2>\n",
-                                  changed.size());
+        if (changed_kernel(k) || has_variants(k)) changed.push_back(&k);
+    std::string out =
+        fmt::format("<section id=\"cfgs\">\n<h2>Control flow of the {} changed "
+                    "kernel(s): before and after the pipeline, or beside the adaptive "
+                    "policy's variants</h2>\n",
+                    changed.size());
     if (changed.empty()) return out + "<p>The pipeline changed no kernel.</p>\n</section>\n";
     std::vector<std::string> names;
     for (const auto* k : changed)
@@ -162,16 +198,19 @@ std::string cfg_section(const nlohmann::json& report, const std::string& dump_di
     size_t drawn = 0;
     for (const auto* k : changed) {
         const nlohmann::json* m = module_of(report, *k);
-        const auto pair = m ? find_dot_pair(dump_dir, static_cast<uint64_t>(number_of(*m, "id")),
-                                            text_of(*m, "key"), text_of(*k, "name"))
-                            : std::nullopt;
-        if (!pair)
-            not_dumped.push_back(text_of(*k, "name"));
+        const bool open = changed.size() <= kOpenFigures;
+        const auto id = m ? static_cast<uint64_t>(number_of(*m, "id")) : 0;
+        const std::string key = m ? text_of(*m, "key") : "", name = text_of(*k, "name");
+        const auto pair = m ? find_dot_pair(dump_dir, id, key, name) : std::nullopt;
+        const auto variants =
+            m && !pair ? find_variant_dots(dump_dir, id, key, name) : std::nullopt;
+        if (!pair && !variants)
+            not_dumped.push_back(name);
         else if (drawn >= kMaxDrawnKernels)
-            not_drawn.push_back(text_of(*k, "name"));
+            not_drawn.push_back(name);
         else {
-            out +=
-                figure(report, *k, *pair, *dot, structures, drawn, changed.size() <= kOpenFigures);
+            out += pair ? figure(report, *k, *pair, *dot, structures, drawn, open)
+                        : variant_figure(*k, *variants, *dot, structures, drawn, open);
             ++drawn;
         }
     }
