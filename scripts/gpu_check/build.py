@@ -10,7 +10,8 @@ from progress import say
 # the driver end-to-end apps of the tests), the JIT-cost tool; the emulated driver only for
 # --emulated. Targets this build does not define are left out.
 TARGETS = ["cfrjit", "cfrjit_shim", "examples-drv", "examples-rt", "divergence-suite", "jit_cost",
-           "cfrjit_driver_apps", "cfrjit_driver_lifetime_apps", "cfrjit_image_apps"]
+           "cfrjit_driver_apps", "cfrjit_driver_lifetime_apps", "cfrjit_driver_attribute_apps",
+           "cfrjit_image_apps"]
 EMULATOR_TARGETS = ["cfrjit_cuda"]
 
 
