@@ -31,6 +31,7 @@
 // and exits in the order a scan would meet them.
 #include "passes/analysis/divergence.hpp"
 
+#include "passes/analysis/groups.hpp"
 #include "passes/analysis/liveness.hpp"
 #include "passes/module_unit.hpp"
 #include "ptx/def_use.hpp"
@@ -110,30 +111,6 @@ CallShape call_shape(const ptx::Instruction& call) {
     if (i < ops.size() && ops[i].kind == ptx::Operand::Kind::List) shape.arguments = &ops[i];
     return shape;
 }
-
-// Lists of numbers grouped by key, packed in one array (compressed sparse rows).
-class Groups {
-public:
-    // From (key, value) pairs; each key's values keep the pairs' order.
-    void build(size_t keys, const std::vector<std::pair<uint32_t, uint32_t>>& pairs) {
-        offsets_.assign(keys + 1, 0);
-        for (const auto& [key, value] : pairs)
-            ++offsets_[key + 1];
-        for (size_t k = 0; k < keys; ++k)
-            offsets_[k + 1] += offsets_[k];
-        values_.resize(pairs.size());
-        std::vector<uint32_t> next(offsets_.begin(), offsets_.end() - 1);
-        for (const auto& [key, value] : pairs)
-            values_[next[key]++] = value;
-    }
-    std::span<const uint32_t> operator[](size_t key) const {
-        return {values_.data() + offsets_[key], offsets_[key + 1] - offsets_[key]};
-    }
-
-private:
-    std::vector<uint32_t> offsets_;
-    std::vector<uint32_t> values_;
-};
 
 // A set of pairs of 32-bit numbers (open addressing), for the (reconvergence point, block) pairs
 // the region walks have covered.

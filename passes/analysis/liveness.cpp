@@ -1,37 +1,10 @@
 // Backward may-liveness (liveness.hpp).
 #include "passes/analysis/liveness.hpp"
 
+#include "passes/analysis/groups.hpp"
 #include "ptx/invariant.hpp"
 
-#include <span>
-
 namespace cfr::analysis {
-
-namespace {
-
-// The nodes of (variable, node) facts grouped by variable (compressed sparse rows).
-class NodesByVariable {
-public:
-    NodesByVariable(size_t variables, const std::vector<std::pair<uint32_t, uint32_t>>& facts)
-        : offsets_(variables + 1, 0), nodes_(facts.size()) {
-        for (const auto& fact : facts)
-            ++offsets_[fact.first + 1];
-        for (size_t v = 0; v < variables; ++v)
-            offsets_[v + 1] += offsets_[v];
-        std::vector<uint32_t> next(offsets_.begin(), offsets_.end() - 1);
-        for (const auto& [variable, node] : facts)
-            nodes_[next[variable]++] = node;
-    }
-    std::span<const uint32_t> operator[](size_t variable) const {
-        return {nodes_.data() + offsets_[variable], offsets_[variable + 1] - offsets_[variable]};
-    }
-
-private:
-    std::vector<uint32_t> offsets_;
-    std::vector<uint32_t> nodes_;
-};
-
-} // namespace
 
 std::vector<std::pair<uint32_t, uint32_t>> live_in(const Digraph& graph,
                                                    const LivenessFacts& facts) {
@@ -39,8 +12,9 @@ std::vector<std::pair<uint32_t, uint32_t>> live_in(const Digraph& graph,
         for (const auto& [variable, node] : *facts_of_kind)
             CFR_INVARIANT(variable < facts.variables && node < graph.size(),
                           "a liveness fact names a variable and a node that exist");
-    const NodesByVariable exposed(facts.variables, facts.exposed);
-    const NodesByVariable killed(facts.variables, facts.killed);
+    Groups exposed, killed; // nodes by variable
+    exposed.build(facts.variables, facts.exposed);
+    killed.build(facts.variables, facts.killed);
     std::vector<std::pair<uint32_t, uint32_t>> live;
     std::vector<uint32_t> live_mark(graph.size(), ~0u), kill_mark(graph.size(), ~0u);
     std::vector<NodeId> stack;
