@@ -36,16 +36,6 @@ cfr::emu::LaunchConfig make_config(unsigned gx, unsigned gy, unsigned gz, unsign
     return config;
 }
 
-// The launch attributes that shape the launch: clusters and cooperative launch. The others
-// (priorities, access policies, programmatic dependencies, ...) change nothing here.
-void apply_attribute(const CUlaunchAttribute& a, cfr::emu::LaunchConfig* config) {
-    if (a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
-        config->cluster = {a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z};
-        config->explicit_cluster = true;
-    }
-    if (a.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) config->cooperative = a.value.cooperative != 0;
-}
-
 } // namespace
 
 CFR_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -76,10 +66,6 @@ CFR_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig* config, CUfunction f,
                                      void** kernelParams, void** extra) {
     CFR_API();
     if (!config || (config->numAttrs && !config->attrs)) return CUDA_ERROR_INVALID_VALUE;
-    cfr::emu::LaunchConfig launch_config =
-        make_config(config->gridDimX, config->gridDimY, config->gridDimZ, config->blockDimX,
-                    config->blockDimY, config->blockDimZ, config->sharedMemBytes);
-    for (unsigned i = 0; i < config->numAttrs; ++i)
-        apply_attribute(config->attrs[i], &launch_config);
-    return launch(f, launch_config, config->hStream, kernelParams, extra, "cuLaunchKernelEx");
+    return launch(f, launch_config_of(*config), config->hStream, kernelParams, extra,
+                  "cuLaunchKernelEx");
 }

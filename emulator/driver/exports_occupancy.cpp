@@ -1,6 +1,7 @@
 // The occupancy calculator: cuOccupancy* over the device model of occupancy.cpp. The cluster forms
 // model the device's multiprocessors as GPCs of kSmsPerGpc, each holding whole clusters.
 #include "emulator/driver/handles.hpp"
+#include "emulator/driver/work.hpp"
 
 using namespace cfr::driver;
 
@@ -48,14 +49,7 @@ CUresult cluster_occupancy(CUfunction func, const CUlaunchConfig* config, int* b
     FunctionView fn;
     if (CUresult r = function_of(func, &fn)) return r;
     if (!config || (config->numAttrs && !config->attrs)) return CUDA_ERROR_INVALID_VALUE;
-    shape->grid = {config->gridDimX, config->gridDimY, config->gridDimZ};
-    shape->block = {config->blockDimX, config->blockDimY, config->blockDimZ};
-    for (unsigned i = 0; i < config->numAttrs; ++i)
-        if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
-            const auto& d = config->attrs[i].value.clusterDim;
-            shape->cluster = {d.x, d.y, d.z};
-            shape->explicit_cluster = true;
-        }
+    *shape = launch_config_of(*config);
     const cfr::emu::KernelInfo info = state().device->kernel_info(fn.kernel);
     if (info.required_cluster.count() > 0) {
         const cfr::emu::Dim3& r = info.required_cluster;

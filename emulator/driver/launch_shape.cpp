@@ -19,6 +19,20 @@ bool whole_clusters(const emu::Dim3& grid, const emu::Dim3& cluster) {
 
 } // namespace
 
+cfr::emu::LaunchConfig launch_config_of(const CUlaunchConfig& c) {
+    emu::LaunchConfig config({c.gridDimX, c.gridDimY, c.gridDimZ},
+                             {c.blockDimX, c.blockDimY, c.blockDimZ}, c.sharedMemBytes);
+    for (unsigned i = 0; i < c.numAttrs; ++i) {
+        const CUlaunchAttribute& a = c.attrs[i];
+        if (a.id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
+            config.cluster = {a.value.clusterDim.x, a.value.clusterDim.y, a.value.clusterDim.z};
+            config.explicit_cluster = true;
+        }
+        if (a.id == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) config.cooperative = a.value.cooperative != 0;
+    }
+    return config;
+}
+
 CUresult resolve_clusters(const emu::KernelInfo& info, emu::LaunchConfig* config) {
     const bool compiled = info.required_cluster.count() > 0;
     if (!config->explicit_cluster) {

@@ -67,6 +67,10 @@ CUresult make_kernel_work(const emu::Kernel* kernel, const emu::LaunchConfig& co
 // launch_shape.cpp: a launch's clusters, made concrete from the kernel's compiled ones where the
 // launch names none, and a cooperative launch's grid, checked against what the device allows.
 CUresult resolve_clusters(const emu::KernelInfo& info, emu::LaunchConfig* config);
+// A CUlaunchConfig (cuLaunchKernelEx, the occupancy calculator's cluster forms) as a launch: its
+// geometry and the attributes that shape it, clusters and cooperative launch (the others, such as
+// priorities, access policies and programmatic dependencies, change nothing here).
+emu::LaunchConfig launch_config_of(const CUlaunchConfig& config);
 CUresult check_cooperative(const emu::KernelInfo& info, const emu::LaunchConfig& config);
 // The emulator kernel behind a CUfunction or CUkernel handle (for its parameter layout).
 CUresult kernel_of_handle(uint64_t handle, const emu::Kernel** out);
