@@ -3,6 +3,7 @@
 // the module's code, the synthetic end instruction, and branch targets resolved at the end.
 #include "emulator/decode.hpp"
 #include "emulator/function_decoder.hpp"
+#include "ptx/branch_table.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -225,26 +226,6 @@ void FunctionDecoder::resolve_branches() {
     }
 }
 
-namespace {
-
-// The labels of a .branchtargets list, in order.
-std::vector<std::string> branch_target_names(const std::string& text) {
-    std::vector<std::string> names;
-    std::string cur;
-    for (char c : text) {
-        if (c == ',' || c == ' ' || c == '\t' || c == '\n') {
-            if (!cur.empty()) names.push_back(cur);
-            cur.clear();
-        } else {
-            cur += c;
-        }
-    }
-    if (!cur.empty()) names.push_back(cur);
-    return names;
-}
-
-} // namespace
-
 void FunctionDecoder::statements(const std::vector<ptx::Statement>& body) {
     std::string last_label;
     for (auto& st : body) {
@@ -256,7 +237,7 @@ void FunctionDecoder::statements(const std::vector<ptx::Statement>& body) {
             last_label = l->name;
         } else if (auto* d = std::get_if<ptx::Directive>(&st)) {
             if (d->name == ".branchtargets" && !last_label.empty())
-                branch_tables_[last_label] = branch_target_names(d->text);
+                branch_tables_[last_label] = ptx::parse_branch_targets(d->text);
         } else if (auto* s = std::get_if<ptx::Scope>(&st)) {
             regs_.emplace_back();
             syms_.emplace_back();

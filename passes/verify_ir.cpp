@@ -24,22 +24,6 @@ using ptx::EdgeKind;
 using ptx::is_table_label;
 using ptx::transfers_control;
 
-std::vector<std::string_view> table_entries(std::string_view text) {
-    std::vector<std::string_view> out;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = std::min(text.find(',', start), text.size());
-        std::string_view name = text.substr(start, comma - start);
-        while (!name.empty() && std::isspace(static_cast<unsigned char>(name.front())))
-            name.remove_prefix(1);
-        while (!name.empty() && std::isspace(static_cast<unsigned char>(name.back())))
-            name.remove_suffix(1);
-        if (!name.empty()) out.push_back(name);
-        start = comma + 1;
-    }
-    return out;
-}
-
 // An operand's name without vector components (%r1.x -> %r1).
 std::string_view base_name(const std::string& text) {
     return std::string_view(text).substr(0, text.find('.'));
@@ -90,7 +74,7 @@ std::optional<std::string> branch_target_problem(const ptx::Cfg& cfg, const Labe
     const auto missing = [&](std::string_view name) { return labels.blocks.count(name) == 0; };
     for (const auto& [name, table] : labels.tables) {
         if (table->name != ".branchtargets") continue;
-        for (const auto entry : table_entries(table->text))
+        for (const auto& entry : ptx::parse_branch_targets(table->text))
             if (missing(entry))
                 return fmt::format("table {} names {}, which labels no block", name, entry);
     }
@@ -199,7 +183,7 @@ void implied_edges(const ptx::Cfg& cfg, BlockId b, const Labels& labels,
             for (const auto& e : list.elements)
                 targets.push_back(labels.blocks.at(e.text));
         else
-            for (const auto entry : table_entries(labels.tables.at(list.text)->text))
+            for (const auto& entry : ptx::parse_branch_targets(labels.tables.at(list.text)->text))
                 targets.push_back(labels.blocks.at(entry));
         std::sort(targets.begin(), targets.end());
         targets.erase(std::unique(targets.begin(), targets.end()), targets.end());

@@ -9,6 +9,8 @@
 // the virtual exit from the last block) wherever control can reach the end of a block.
 #include "ptx/cfg.hpp"
 
+#include "ptx/branch_table.hpp"
+
 #include <algorithm>
 #include <iterator>
 #include <optional>
@@ -23,20 +25,12 @@ namespace cfr::ptx {
 
 namespace {
 
-bool is_table_directive(const Statement& s) {
-    const auto* d = std::get_if<Directive>(&s);
-    return d && (d->name == ".branchtargets" || d->name == ".calltargets" ||
-                 d->name == ".callprototype");
-}
-
-std::vector<std::string> split_targets(std::string_view text);
-
 // Names that a bra or a branch-target table in these statements (nested scopes included) refers to.
 void collect_targets(const std::vector<Statement>& statements,
                      std::unordered_set<std::string>& targets) {
     for (const Statement& s : statements) {
         if (const auto* d = std::get_if<Directive>(&s); d && d->name == ".branchtargets")
-            for (std::string& name : split_targets(d->text))
+            for (std::string& name : parse_branch_targets(d->text))
                 targets.insert(std::move(name));
         if (const auto* in = std::get_if<Instruction>(&s)) {
             const ControlKind kind = in->control();
@@ -65,27 +59,6 @@ bool has_control_flow(const std::vector<Statement>& statements,
     return false;
 }
 
-std::string trim(std::string_view text) {
-    const auto first = text.find_first_not_of(" \t\r\n");
-    if (first == std::string_view::npos) return {};
-    const auto last = text.find_last_not_of(" \t\r\n");
-    return std::string(text.substr(first, last - first + 1));
-}
-
-std::vector<std::string> split_targets(std::string_view text) {
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(',', start);
-        const size_t end = comma == std::string_view::npos ? text.size() : comma;
-        if (std::string name = trim(text.substr(start, end - start)); !name.empty())
-            out.push_back(std::move(name));
-        if (comma == std::string_view::npos) break;
-        start = comma + 1;
-    }
-    return out;
-}
-
 std::string where(const Function& function, const SourceLoc& loc) {
     std::string s = "function " + function.name;
     if (loc.line != 0) s += " (line " + std::to_string(loc.line) + ")";
@@ -93,11 +66,6 @@ std::string where(const Function& function, const SourceLoc& loc) {
 }
 
 } // namespace
-
-bool is_table_label(std::span<const Statement> statements, size_t i) {
-    return std::holds_alternative<Label>(statements[i]) && i + 1 < statements.size() &&
-           is_table_directive(statements[i + 1]);
-}
 
 bool transfers_control(const Instruction& instruction) {
     switch (instruction.control()) {
@@ -230,7 +198,7 @@ std::vector<CfgEdge> block_edges(const Function& function, const std::vector<Sta
                 if (it == tables.end())
                     throw CfgError(where(function, t->loc) + ": brx.idx names no .branchtargets " +
                                    "table: " + list->text);
-                names = split_targets(it->second->text);
+                names = parse_branch_targets(it->second->text);
             }
             if (names.empty())
                 throw CfgError(where(function, t->loc) + ": brx.idx without targets");

@@ -1,6 +1,7 @@
 // Control-flow graphs of PTX functions, and the layout that turns one back into statements.
 #pragma once
 
+#include "ptx/branch_table.hpp"
 #include "ptx/digraph.hpp"
 #include "ptx/ir.hpp"
 
@@ -54,9 +55,6 @@ struct Cfg {
 
 // Whether the instruction ends its block: bra, brx.idx, ret, exit, trap (predicated or not).
 bool transfers_control(const Instruction& instruction);
-// Whether statements[i] is the label of a table (`.branchtargets`, `.calltargets`,
-// `.callprototype`): it names data, not code, and does not start a block.
-bool is_table_label(std::span<const Statement> statements, size_t i);
 
 // Throws CfgError for what has no CFG (a label used but not defined, control flow inside a nested
 // scope it cannot represent).

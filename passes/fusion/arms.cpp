@@ -99,10 +99,7 @@ bool fusable_block(const ptx::BasicBlock& block) {
         if (const auto* scope = std::get_if<ptx::Scope>(&s);
             scope && !fusable_scope(scope->statements))
             return false;
-        if (const auto* d = std::get_if<ptx::Directive>(&s);
-            d && (d->name == ".branchtargets" || d->name == ".calltargets" ||
-                  d->name == ".callprototype"))
-            return false;
+        if (ptx::is_table_directive(s)) return false;
         if (const auto* i = std::get_if<ptx::Instruction>(&s);
             i && i->control() != ptx::ControlKind::Branch && !fusable(*i))
             return false;

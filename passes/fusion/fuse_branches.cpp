@@ -190,7 +190,8 @@ private:
             report.count("static instructions added",
                          best.instructions_after - best.instructions_before);
             ptx::Cfg& cfg = function.mutable_cfg();
-            cfg = fusion::fused_cfg(std::move(best), std::move(cfg));
+            cfg = fusion::fused_cfg(std::move(best), std::move(cfg),
+                                    [&](const std::string&) { return function.new_label("fuse"); });
             rename_registers(cfg, real_names);
         }
     }

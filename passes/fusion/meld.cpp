@@ -44,7 +44,6 @@ namespace {
 
 using ptx::Comparison;
 using ptx::Instruction;
-using ptx::label_ref;
 using ptx::make_instruction;
 using ptx::Modifier;
 using ptx::Opcode;
@@ -950,21 +949,13 @@ private:
             if (order.new_id[b] != ptx::BlockId(-1) && b != c_.header)
                 result.kept[order.new_id[b]] = b;
         result.made[order.new_id[c_.header]] = header_without_branch();
-        for (const auto id : order.fused_id)
-            result.made[id] = {};
-        for (const auto id : order.inner_join_id)
-            result.made[id] = {};
+        result.ends[order.new_id[c_.header]] = ptx::Transfer::fall_through(order.fused_id[0]);
         add_kept_edges(order, result.edges);
-        result.edges.push_back(
-            {order.new_id[c_.header], order.fused_id[0], ptx::EdgeKind::FallThrough});
-        std::map<ptx::BlockId, std::string> labels; // of the blocks the fused blocks branch to
         for (size_t k = 0; k < c_.pairs.size(); ++k)
-            add_fused_block(k, std::move(bodies[k]), order, result, labels);
+            add_fused_block(k, std::move(bodies[k]), order, result);
         for (size_t j = 0; j < c_.inner_joins.size(); ++j)
-            add_inner_join(j, order, result, labels);
+            add_inner_join(j, order, result);
         if (failed_) return std::nullopt;
-        for (const auto& [nb, label] : labels)
-            if (label != current_label(result, nb)) result.added_labels[nb] = label;
         measure(result, order);
         result.registers = temporaries_;
         result.matched = matched_;
@@ -1003,44 +994,21 @@ private:
     }
 
     void add_fused_block(size_t k, std::vector<ptx::Statement> statements, const NewOrder& order,
-                         Fused& result, std::map<ptx::BlockId, std::string>& labels) {
+                         Fused& result) {
         const auto& exits = c_.pairs[k].a_exits;
         const auto guard = branch_guard(k, statements);
         const ptx::BlockId from = order.fused_id[k];
-        if (guard) {
-            const auto taken = target(order, exits.taken);
-            statements.push_back(make_instruction(
-                Opcode::Bra, {}, {label_ref(label_of(taken, result, labels))}, *guard));
-            result.edges.push_back({from, taken, ptx::EdgeKind::Taken});
-            result.edges.push_back({from, target(order, exits.fall), ptx::EdgeKind::FallThrough});
-        } else {
-            result.edges.push_back({from, target(order, exits.taken), ptx::EdgeKind::FallThrough});
-        }
-        result.made.at(from).statements = std::move(statements);
+        result.ends[from] = guard ? ptx::Transfer::branch(*guard, target(order, exits.taken),
+                                                          target(order, exits.fall))
+                                  : ptx::Transfer::fall_through(target(order, exits.taken));
+        result.made[from].statements = std::move(statements);
     }
 
     // An inner join keeps its bra: without one, the printed PTX would merge it into the next block.
-    void add_inner_join(size_t j, const NewOrder& order, Fused& result,
-                        std::map<ptx::BlockId, std::string>& labels) {
+    void add_inner_join(size_t j, const NewOrder& order, Fused& result) const {
         const ptx::BlockId from = order.inner_join_id[j];
-        const ptx::BlockId to = target(order, c_.inner_joins[j].next);
-        result.made.at(from).statements.push_back(
-            make_instruction(Opcode::Bra, {}, {label_ref(label_of(to, result, labels))}));
-        result.edges.push_back({from, to, ptx::EdgeKind::Taken});
-    }
-
-    std::string current_label(const Fused& result, ptx::BlockId nb) const {
-        const ptx::BlockId kept = result.kept[nb];
-        return kept != Fused::kMade ? cfg_.blocks[kept].label() : result.made.at(nb).label();
-    }
-
-    // The label of a block that a fused block branches to, a new one where it has none.
-    std::string label_of(ptx::BlockId nb, const Fused& result,
-                         std::map<ptx::BlockId, std::string>& labels) {
-        auto [it, first] = labels.try_emplace(nb);
-        if (first) it->second = current_label(result, nb);
-        if (it->second.empty()) it->second = f_.new_label("fuse");
-        return it->second;
+        result.made[from] = {};
+        result.ends[from] = ptx::Transfer::jump(target(order, c_.inner_joins[j].next));
     }
 
     // gain: one pass through the construct by a warp split at the header, both lane groups
@@ -1049,11 +1017,16 @@ private:
     // with more, lanes of either arm may run any fused block, so each is charged against the
     // cheaper of its two blocks.
     void measure(Fused& result, const NewOrder& order) const {
-        const auto jumps = layout_jumps(result.edges, result.kept.size());
+        auto edges = result.edges;
+        for (const auto& [nb, end] : result.ends)
+            for (const auto& e : ptx::transfer_edges(end, nb, order.size))
+                edges.push_back(e);
+        const auto jumps = layout_jumps(edges, result.kept.size());
         const auto issued = [&](ptx::BlockId nb) {
             const ptx::BlockId kept = result.kept[nb];
-            return jumps[nb] + (kept != Fused::kMade ? costs_.instructions(kept)
-                                                     : instruction_count(result.made.at(nb)));
+            if (kept != Fused::kMade) return jumps[nb] + costs_.instructions(kept);
+            const bool terminator = result.ends.at(nb).kind != ptx::Transfer::Kind::FallThrough;
+            return jumps[nb] + instruction_count(result.made.at(nb)) + (terminator ? 1 : 0);
         };
         const auto materialised = int(header_code_.size());
         const int header_a = 1 + c_.jumps_into_a - materialised;
@@ -1137,17 +1110,13 @@ std::optional<Fused> meld(passes::FunctionUnit& function, const Construct& const
     return first;
 }
 
-ptx::Cfg fused_cfg(Fused&& fused, ptx::Cfg&& melded) {
+ptx::Cfg fused_cfg(Fused&& fused, ptx::Cfg&& melded, const ptx::FreshLabel& fresh) {
     ptx::Cfg cfg;
     cfg.blocks.reserve(fused.kept.size());
     for (ptx::BlockId nb = 0; nb < fused.kept.size(); ++nb) {
         const ptx::BlockId kept = fused.kept[nb];
-        auto& statements = cfg.blocks
-                               .emplace_back(kept != Fused::kMade ? std::move(melded.blocks[kept])
-                                                                  : std::move(fused.made.at(nb)))
-                               .statements;
-        if (const auto label = fused.added_labels.find(nb); label != fused.added_labels.end())
-            statements.insert(statements.begin(), ptx::Label{label->second, {}});
+        cfg.blocks.emplace_back(kept != Fused::kMade ? std::move(melded.blocks[kept])
+                                                     : std::move(fused.made.at(nb)));
     }
     cfg.edges = std::move(fused.edges);
     std::stable_sort(
@@ -1155,6 +1124,8 @@ ptx::Cfg fused_cfg(Fused&& fused, ptx::Cfg&& melded) {
             if (x.from != y.from) return x.from < y.from;
             return x.kind == ptx::EdgeKind::Taken && y.kind == ptx::EdgeKind::FallThrough;
         });
+    for (const auto& [nb, end] : fused.ends)
+        ptx::set_transfer(cfg, nb, end, fresh);
     return cfg;
 }
 

@@ -14,6 +14,7 @@
 
 #include "passes/fusion/arms.hpp"
 #include "passes/fusion/liveness.hpp"
+#include "ptx/control_edit.hpp"
 
 #include <map>
 #include <optional>
@@ -69,9 +70,9 @@ struct Fused {
     // for a block made anew: the header, which lost its branch, a fused block or an inner join.
     static constexpr ptx::BlockId kMade = ptx::BlockId(-1);
     std::vector<ptx::BlockId> kept;
-    std::map<ptx::BlockId, ptx::BasicBlock> made;     // by new id
-    std::map<ptx::BlockId, std::string> added_labels; // put before a block's statements, by new id
-    std::vector<ptx::CfgEdge> edges;                  // every edge, not yet sorted
+    std::map<ptx::BlockId, ptx::BasicBlock> made; // by new id, without terminators
+    std::map<ptx::BlockId, ptx::Transfer> ends;   // how each made block ends, by new id
+    std::vector<ptx::CfgEdge> edges;              // the kept blocks' edges, not yet sorted
     // Registers to declare, by the placeholder names the CFG uses for them, and their types.
     std::vector<std::pair<std::string, std::string>> registers;
     int divergent_gain = 0; // instructions saved when the warp splits at the header
@@ -98,6 +99,6 @@ std::optional<Fused> meld(passes::FunctionUnit& function, const Construct& const
                           const FunctionFacts& facts, const MeldOptions& options, std::string& why);
 
 // The CFG a meld describes; the kept blocks are moved out of `melded`, the CFG it melded.
-ptx::Cfg fused_cfg(Fused&& fused, ptx::Cfg&& melded);
+ptx::Cfg fused_cfg(Fused&& fused, ptx::Cfg&& melded, const ptx::FreshLabel& fresh);
 
 } // namespace cfr::fusion

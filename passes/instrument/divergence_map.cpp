@@ -18,6 +18,7 @@
 #include "passes/analysis/divergence.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
+#include "ptx/control_edit.hpp"
 #include "ptx/operand_builders.hpp"
 #include "ptx/parser.hpp"
 
@@ -149,7 +150,7 @@ public:
     // different targets, so duplicate entries of the target list are folded into their first
     // occurrence, and the lanes vote bit by bit on the folded index.
     std::vector<Instruction> for_brx(const Operand& index_operand,
-                                     const std::vector<std::string>& targets,
+                                     const std::vector<ptx::BlockId>& targets,
                                      uint32_t index) const {
         std::vector<Instruction> code;
         if (!sync_) // a predicate every active lane holds, for the ballots
@@ -269,41 +270,6 @@ size_t first_instruction_position(const ptx::BasicBlock& block) {
     return block.statements.size();
 }
 
-std::vector<std::string> split_names(std::string_view text) {
-    std::vector<std::string> names;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = std::min(text.find(',', start), text.size());
-        std::string_view name = text.substr(start, comma - start);
-        while (!name.empty() && (name.front() == ' ' || name.front() == '\t'))
-            name.remove_prefix(1);
-        while (!name.empty() && (name.back() == ' ' || name.back() == '\t' || name.back() == '\n'))
-            name.remove_suffix(1);
-        if (!name.empty()) names.emplace_back(name);
-        start = comma + 1;
-    }
-    return names;
-}
-
-// The target list of a brx.idx, in order, duplicates included.
-std::vector<std::string> brx_targets(const ptx::Cfg& cfg, const Instruction& brx) {
-    const Operand& list = brx.operands.back();
-    std::vector<std::string> targets;
-    if (list.kind == Operand::Kind::List) {
-        for (const auto& e : list.elements)
-            targets.push_back(e.text);
-        return targets;
-    }
-    for (const auto& block : cfg.blocks)
-        for (size_t i = 0; i + 1 < block.statements.size(); ++i) {
-            const auto* label = std::get_if<ptx::Label>(&block.statements[i]);
-            const auto* table = std::get_if<ptx::Directive>(&block.statements[i + 1]);
-            if (label && table && label->name == list.text && table->name == ".branchtargets")
-                return split_names(table->text);
-        }
-    return targets;
-}
-
 bool module_declares(const ptx::Module& module, std::string_view name) {
     for (const auto& item : module.items)
         if (const auto* v = std::get_if<ptx::Variable>(&item); v && v->name == name) return true;
@@ -385,10 +351,10 @@ private:
             report.decisions.push_back(fmt::format("counter {}: {} at line {} of {}", index,
                                                    branch.mnemonic(), branch.loc.line,
                                                    function.function().name));
-            const auto code =
-                branch.control() == ptx::ControlKind::IndirectBranch
-                    ? instrumenter.for_brx(branch.operands.front(), brx_targets(cfg, branch), index)
-                    : instrumenter.for_bra(branch.guard->predicate, index);
+            const auto code = branch.control() == ptx::ControlKind::IndirectBranch
+                                  ? instrumenter.for_brx(branch.operands.front(),
+                                                         ptx::transfer_of(cfg, b).cases, index)
+                                  : instrumenter.for_bra(branch.guard->predicate, index);
             statements.insert(statements.begin() + ptrdiff_t(at), code.begin(), code.end());
             report.count("branches instrumented");
             report.count("instructions added", int64_t(code.size()));
@@ -461,7 +427,7 @@ void read_function(const ptx::Function& function, std::string_view symbol,
         const auto control = i->control();
         if (pending != none &&
             (control == ptx::ControlKind::Branch || control == ptx::ControlKind::IndirectBranch)) {
-            slots[pending]->opcode = control == ptx::ControlKind::Branch ? "bra" : "brx.idx";
+            slots[pending]->control = control;
             pending = none;
         }
     }

@@ -12,6 +12,8 @@
 // branches the pass instrumented. A module without divergent branches gets neither array.
 #pragma once
 
+#include "ptx/ir.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -34,7 +36,7 @@ struct DivergenceMapBranch {
     std::string function; // the .entry or .func holding the branch, as the PTX spells it
     bool entry = true;    // a kernel (.entry), not a .func
     uint32_t line = 0;    // the branch's line in the PTX as the pass read it
-    std::string opcode;   // "bra" or "brx.idx"
+    ptx::ControlKind control = ptx::ControlKind::Branch; // Branch or IndirectBranch
     std::optional<std::string> source; // "file:line" from .loc/.file, where the PTX has them
 };
 

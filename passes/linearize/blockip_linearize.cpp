@@ -226,7 +226,7 @@ private:
             make_instruction(ptx::Opcode::Activemask, {ptx::Type::B32}, {reg(r.mask)}));
         prologue.statements.emplace_back(
             make_instruction(ptx::Opcode::Mov, {ptx::Type::U32}, {reg(r.bip), imm(0)}));
-        prologue.fall = head[0];
+        prologue.end = fall_to(head[0]);
         for (size_t k = 0; k < n; ++k) {
             const NodeId b = order_[k];
             Node& h = list.nodes[head[k]];
@@ -234,17 +234,13 @@ private:
                 make_instruction(ptx::Opcode::Setp, {ptx::Comparison::Eq, ptx::Type::U32},
                                  {reg(r.active), reg(r.bip), imm(int64_t(k))}));
             h.statements.emplace_back(vote(ptx::Modifier::Any, r, r.active));
-            h.statements.emplace_back(guarded(branch(true), r.any, true));
-            h.taken = head[k + 1];
-            h.fall = head[k] + 1;
+            h.end = branch_on(r.any, true, head[k + 1], head[k] + 1, true);
             Node& skip = list.nodes[head[k] + 1];
-            skip.statements.emplace_back(guarded(branch(), r.active, true));
-            skip.taken = tail[k];
-            skip.fall = head[k] + 2;
+            skip.end = branch_on(r.active, true, tail[k], head[k] + 2);
             Node& body = list.nodes[head[k] + 2];
             body.statements = without_terminator(cfg.blocks[b]);
             body.statements.emplace_back(assign(b, r));
-            body.fall = tail[k];
+            body.end = fall_to(tail[k]);
             for (size_t j = 0; j < targets[k].size(); ++j) {
                 const uint32_t t = targets[k][j];
                 Node& check = list.nodes[tail[k] + j];
@@ -255,14 +251,11 @@ private:
                     {reg(r.active), reg(r.bip), imm(t)}));
                 check.statements.emplace_back(
                     vote(backward ? ptx::Modifier::Any : ptx::Modifier::All, r, r.active));
-                check.statements.emplace_back(guarded(branch(true), r.any, false));
-                check.taken = head[t];
-                check.fall = tail[k] + j + 1;
+                check.end = branch_on(r.any, false, head[t], tail[k] + j + 1, true);
             }
             // Without checks, tail[k] is the next head.
         }
-        list.nodes[head[n]].statements.emplace_back(return_instruction());
-        list.nodes[head[n]].taken = kExitNode;
+        list.nodes[head[n]].end = ptx::Transfer::jump(kExitNode);
         list.write(f_);
     }
 };

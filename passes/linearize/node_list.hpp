@@ -1,11 +1,12 @@
 // The blocks a linearization pass writes, in layout order, with symbolic successors: each node is
-// a list of statements whose last `bra` (if any) is pointed at its `taken` node when the list is
-// turned into a CFG, plus a fall-through successor. Original blocks are carried over with their
-// statements and their successors mapped to the nodes that replace them; new blocks are built
-// from the instruction helpers below.
+// a list of statements and the way it ends (a ptx::Transfer over nodes), which the edit layer
+// writes as its terminator when the list is turned into a CFG. Original blocks are carried over
+// with their statements and their successors mapped to the nodes that replace them; new blocks
+// are built from the instruction helpers below.
 #pragma once
 
 #include "ptx/cfg.hpp"
+#include "ptx/control_edit.hpp"
 #include "ptx/ir.hpp"
 #include "ptx/operand_builders.hpp"
 
@@ -20,15 +21,14 @@ class FunctionUnit;
 
 namespace cfr::linearize {
 
-inline constexpr size_t kExitNode = SIZE_MAX; // the function's (virtual) exit
+inline constexpr size_t kExitNode = UINT32_MAX; // the function's (virtual) exit
 
 struct Node {
+    // Its code; a terminator among it (an original block's) is replaced by `end`'s.
     std::vector<ptx::Statement> statements;
-    // The target of the block's final control transfer: a bra is pointed at it; kExitNode for a
-    // ret, exit or trap (left as it is).
-    std::optional<size_t> taken;
-    std::optional<size_t> fall;   // reached by falling through (a bra is added if not next)
-    std::vector<size_t> indirect; // brx.idx targets, unchanged
+    // How it ends, over nodes: kExitNode for the exit, a fall-through not to the next node gets
+    // a jump.
+    ptx::Transfer end = ptx::Transfer::fall_through(kExitNode);
 };
 
 class NodeList {
@@ -45,15 +45,12 @@ public:
     void write(passes::FunctionUnit& unit);
 };
 
-// Instruction helpers: the operand builders of ptx/, and the jumps that NodeList::write completes.
+// Instruction helpers: the operand builders of ptx/.
 using ptx::guarded;
 using ptx::imm;
-using ptx::label_ref;
 using ptx::make_instruction;
 using ptx::negated;
 using ptx::reg;
-ptx::Instruction branch(bool uniform = false); // target filled in by NodeList::write
-ptx::Instruction return_instruction();
 
 // How a block ends, read from its terminator and its CFG edges: a two-way branch (guarded bra
 // with a fall-through), or one successor (the taken one where there is one, else the
@@ -68,7 +65,12 @@ BlockEnd block_end(const ptx::Cfg& cfg, ptx::BlockId block);
 // Every block's end, in one pass over the edges.
 std::vector<BlockEnd> block_ends(const ptx::Cfg& cfg);
 
-// Statements of a block without its final control transfer.
-std::vector<ptx::Statement> without_terminator(const ptx::BasicBlock& block);
+using ptx::without_terminator;
+
+// A node's ends: on to node `next`; to `taken` where the predicate (negated: where it does not)
+// holds, else to `next`.
+ptx::Transfer fall_to(size_t next);
+ptx::Transfer branch_on(const std::string& predicate, bool negated, size_t taken, size_t next,
+                        bool uniform = false);
 
 } // namespace cfr::linearize

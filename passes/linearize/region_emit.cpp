@@ -142,7 +142,7 @@ private:
             node.statements.emplace_back(make_instruction(
                 ptx::Opcode::Mov, {ptx::Type::U32},
                 {reg(guard_), imm(value_for(plan, unit_.post_dominators().idom[entry]))}));
-            node.fall = target(slot.plan, body.out);
+            node.end = fall_to(target(slot.plan, body.out));
             return node;
         }
         case SlotKind::Sequence:
@@ -157,20 +157,18 @@ private:
             const uint32_t value = n.sets.front();
             node.statements.emplace_back(
                 make_instruction(ptx::Opcode::Mov, {ptx::Type::U32}, {reg(guard_), imm(value)}));
-            node.fall = target(slot.plan, n.out);
+            node.end = fall_to(target(slot.plan, n.out));
             return node;
         }
         case SKind::Guard:
             compare_all(node.statements, n.test, false);
-            node.statements.emplace_back(guarded(branch(), predicate_, false));
-            node.taken = target(slot.plan, n.miss);
-            node.fall = target(slot.plan, n.match);
+            node.end =
+                branch_on(predicate_, false, target(slot.plan, n.miss), target(slot.plan, n.match));
             return node;
         case SKind::BackGuard:
             compare_all(node.statements, n.test, true);
-            node.statements.emplace_back(guarded(branch(), predicate_, false));
-            node.taken = target(slot.plan, n.match);
-            node.fall = target(slot.plan, n.miss);
+            node.end =
+                branch_on(predicate_, false, target(slot.plan, n.match), target(slot.plan, n.miss));
             return node;
         case SKind::Body:
             return body_block(slot.plan, n, slot.block);
@@ -194,14 +192,12 @@ private:
             // The guard holds (taken value) or not (fall-through value); go to the guard's miss
             // where the value is not the one it tests.
             const bool taken_matches = exit.taken == g.test.front();
-            node.statements.emplace_back(
-                guarded(branch(), end.guard.predicate,
-                        taken_matches ? !end.guard.negated : end.guard.negated));
-            node.taken = target(p, g.miss);
-            node.fall = target(p, g.match);
+            node.end = branch_on(end.guard.predicate,
+                                 taken_matches ? !end.guard.negated : end.guard.negated,
+                                 target(p, g.miss), target(p, g.match));
             return node;
         }
-        node.fall = target(p, next);
+        node.end = fall_to(target(p, next));
         return node;
     }
 
@@ -216,7 +212,7 @@ private:
             Node node;
             node.statements = without_terminator(cfg_.blocks[b]);
             node.statements.emplace_back(assignment(plan, cfg_, b, guard_));
-            node.fall = target(p, nodes.front().out);
+            node.end = fall_to(target(p, nodes.front().out));
             return node;
         }
         // Stubs: the edges into the region go to the entry nodes that set the variable.

@@ -1,9 +1,8 @@
 // Merging a function's returns into one exit block: see merge_returns.hpp.
 #include "passes/restructure/merge_returns.hpp"
 
-#include "passes/block_code.hpp"
 #include "passes/module_unit.hpp"
-#include "ptx/operand_builders.hpp"
+#include "ptx/control_edit.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -25,31 +24,24 @@ size_t merge_returns(passes::FunctionUnit& unit) {
     const auto paths = static_cast<size_t>(std::count(merged.begin(), merged.end(), true));
     if (paths <= 1) return 0;
 
-    const std::string label = unit.new_label("exit");
-    const std::vector<ptx::CfgEdge> edges = cfg.edges;
-    ptx::Cfg& out = unit.mutable_cfg();
-    const auto exit_block = static_cast<ptx::BlockId>(out.blocks.size());
-    out.edges.clear();
-    for (size_t i = 0; i < edges.size(); ++i) {
-        ptx::CfgEdge edge = edges[i];
-        // The virtual exit moves one place up to make room for the exit block.
-        if (edge.to == exit_block) ++edge.to;
-        if (merged[i]) {
-            edge.to = exit_block;
-            if (edge.kind != ptx::EdgeKind::FallThrough) {
-                ptx::Instruction& in = *passes::last_instruction(out.blocks[edge.from].statements);
-                in = ptx::Instruction{in.guard, ptx::Opcode::Bra,        {},
-                                      {},       {ptx::label_ref(label)}, in.loc};
-                edge.kind = ptx::EdgeKind::Taken;
-            }
+    // The exit block goes last, where the virtual exit was: the returns and the fall-through off
+    // the end go to it, a trap to the virtual exit, one place up.
+    std::vector<ptx::Transfer> transfers = ptx::transfers_of(cfg);
+    const auto exit_block = static_cast<ptx::BlockId>(cfg.blocks.size());
+    for (ptx::Transfer& t : transfers) {
+        if (t.kind != ptx::Transfer::Kind::Jump || t.target != exit_block) continue;
+        if (t.leave == ptx::LeaveKind::Return || (entry && t.leave == ptx::LeaveKind::Exit)) {
+            t.uniform = false; // .uni of ret, not of the bra
+        } else {
+            t.target = exit_block + 1;
         }
-        out.edges.push_back(edge);
     }
-    ptx::BasicBlock exit;
-    exit.statements.emplace_back(ptx::Label{label, {}});
-    exit.statements.emplace_back(ptx::make_instruction(ptx::Opcode::Ret, {}, {}));
-    out.blocks.push_back(std::move(exit));
-    out.edges.push_back({exit_block, exit_block + 1, ptx::EdgeKind::Exit});
+    ptx::Cfg& out = unit.mutable_cfg();
+    out.blocks.emplace_back();
+    const ptx::FreshLabel fresh = [&](const std::string&) { return unit.new_label("exit"); };
+    for (ptx::BlockId b = 0; b <= exit_block; ++b)
+        ptx::set_transfer(out, b, b < exit_block ? transfers[b] : ptx::Transfer::jump(b + 1),
+                          fresh);
     return paths;
 }
 

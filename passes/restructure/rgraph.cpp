@@ -21,12 +21,8 @@ RGraph RGraph::from_function(passes::FunctionUnit& unit) {
     for (const ptx::BasicBlock& block : cfg.blocks)
         graph.block_copyable.push_back(
             std::none_of(block.statements.begin(), block.statements.end(), [](const auto& s) {
-                const auto* directive = std::get_if<ptx::Directive>(&s);
                 return std::holds_alternative<ptx::Variable>(s) ||
-                       std::holds_alternative<ptx::Scope>(s) ||
-                       (directive &&
-                        (directive->name == ".branchtargets" || directive->name == ".calltargets" ||
-                         directive->name == ".callprototype"));
+                       std::holds_alternative<ptx::Scope>(s) || ptx::is_table_directive(s);
             }));
     for (const ptx::BasicBlock& block : cfg.blocks) {
         const ptx::Instruction* convergent = nullptr;

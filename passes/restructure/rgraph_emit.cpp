@@ -2,6 +2,7 @@
 #include "passes/analysis/loops.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/restructure/rgraph.hpp"
+#include "ptx/control_edit.hpp"
 #include "ptx/invariant.hpp"
 #include "ptx/operand_builders.hpp"
 
@@ -18,53 +19,36 @@ namespace {
 using ptx::Instruction;
 using ptx::Operand;
 
-// Index of the block's control transfer, if it has one.
-std::optional<size_t> terminator_index(const ptx::BasicBlock& block) {
-    for (size_t i = block.statements.size(); i-- > 0;) {
-        if (const auto* in = std::get_if<Instruction>(&block.statements[i])) {
-            if (block.terminator() == in) return i;
-            return std::nullopt;
-        }
-    }
-    return std::nullopt;
-}
-
 class Emitter {
 public:
     Emitter(const RGraph& graph, passes::FunctionUnit& unit)
-        : graph_(graph), unit_(unit), old_(unit.cfg()), labels_(graph.nodes.size()),
-          fresh_label_(graph.nodes.size(), false) {
-        for (ptx::BlockId b = 0; b < old_.blocks.size(); ++b)
-            for (const auto& statement : old_.blocks[b].statements)
-                if (const auto* label = std::get_if<ptx::Label>(&statement))
-                    block_of_label_[label->name] = b;
+        : graph_(graph), unit_(unit), old_(unit.cfg()) {
         for (const auto& [from, to] : analysis::back_edges(graph.digraph(), graph.entry))
             back_edges_.insert({from, to});
     }
 
     void run() {
         place_nodes();
-        ptx::Cfg cfg;
-        auto& index = index_;
-        index.assign(graph_.nodes.size(), UINT32_MAX);
+        index_.assign(graph_.nodes.size(), UINT32_MAX);
         for (uint32_t i = 0; i < order_.size(); ++i)
-            index[order_[i]] = i;
+            index_[order_[i]] = i;
+        ptx::Cfg cfg;
         cfg.blocks.resize(order_.size());
-        std::vector<std::pair<NodeId, ptx::EdgeKind>> edges; // per block, in order
+        std::vector<ptx::Transfer> transfers; // over nodes
         for (uint32_t i = 0; i < order_.size(); ++i) {
             const NodeId next = i + 1 < order_.size() ? order_[i + 1] : graph_.exit;
-            edges.clear();
-            cfg.blocks[i].statements = block_for(order_[i], next, edges);
-            for (const auto& [to, kind] : edges) {
-                const ptx::BlockId target =
-                    to == graph_.exit ? ptx::BlockId(order_.size()) : ptx::BlockId(index[to]);
-                cfg.edges.push_back({i, target, kind});
-            }
+            auto [statements, transfer] = block_for(order_[i], next);
+            cfg.blocks[i].statements = std::move(statements);
+            transfers.push_back(std::move(transfer));
         }
+        const auto block_of = [&](NodeId n) {
+            return n == graph_.exit ? ptx::BlockId(order_.size()) : ptx::BlockId(index_[n]);
+        };
+        const ptx::FreshLabel fresh = [this](const std::string& stem) {
+            return unit_.new_label(stem);
+        };
         for (uint32_t i = 0; i < order_.size(); ++i)
-            if (fresh_label_[order_[i]])
-                cfg.blocks[i].statements.insert(cfg.blocks[i].statements.begin(),
-                                                ptx::Label{labels_[order_[i]], {}});
+            ptx::set_transfer(cfg, i, ptx::renumbered(transfers[i], block_of), fresh);
         unit_.mutable_cfg() = std::move(cfg);
     }
 
@@ -73,9 +57,6 @@ private:
     passes::FunctionUnit& unit_;
     const ptx::Cfg old_;
     std::vector<NodeId> order_;
-    std::vector<std::string> labels_;
-    std::vector<bool> fresh_label_;
-    std::unordered_map<std::string, ptx::BlockId> block_of_label_;
     std::string predicate_;
     std::vector<uint32_t> index_;                    // per node: its place in order_
     std::set<std::pair<NodeId, NodeId>> back_edges_; // retreating edges of a depth-first search
@@ -154,68 +135,33 @@ private:
             place(n);
     }
 
-    const std::string& label_of(NodeId n) {
-        if (labels_[n].empty()) {
-            const RNode& node = graph_.nodes[n];
-            if (!inserted(n)) labels_[n] = old_.blocks[node.block].label();
-            if (labels_[n].empty()) {
-                labels_[n] = unit_.new_label("b");
-                fresh_label_[n] = true;
-            }
-        }
-        return labels_[n];
-    }
-
     const std::string& predicate() {
         if (predicate_.empty()) predicate_ = unit_.new_register(ptx::Type::Pred, "t");
         return predicate_;
     }
 
-    Instruction jump(NodeId target, ptx::Words modifiers = {}) {
-        if (target == graph_.exit) return ptx::make_instruction(ptx::Opcode::Ret, {}, {});
-        return ptx::make_instruction(ptx::Opcode::Bra, std::move(modifiers),
-                                     {ptx::label_ref(label_of(target))});
-    }
+    // A block's code and how it ends, its successors still nodes.
+    struct NodeBlock {
+        std::vector<ptx::Statement> statements;
+        ptx::Transfer transfer;
+    };
 
-    static ptx::EdgeKind jump_kind(NodeId target, NodeId exit) {
-        return target == exit ? ptx::EdgeKind::Exit : ptx::EdgeKind::Taken;
-    }
-
-    using Edges = std::vector<std::pair<NodeId, ptx::EdgeKind>>;
-
-    std::vector<ptx::Statement> block_for(NodeId n, NodeId next, Edges& edges) {
+    NodeBlock block_for(NodeId n, NodeId next) {
         const RNode& node = graph_.nodes[n];
-        std::vector<ptx::Statement> out;
         switch (node.kind) {
         case NodeKind::Original:
-            return original_block(n, next, edges);
+            return original_block(n, next);
         case NodeKind::Assign:
-            out.emplace_back(ptx::make_instruction(ptx::Opcode::Mov, {ptx::Type::U32},
-                                                   {ptx::reg(node.var), ptx::imm(node.value)}));
-            edges.emplace_back(node.succ.front(), ptx::EdgeKind::FallThrough);
-            return out;
+            return {{ptx::make_instruction(ptx::Opcode::Mov, {ptx::Type::U32},
+                                           {ptx::reg(node.var), ptx::imm(node.value)})},
+                    ptx::Transfer::fall_through(node.succ.front())};
         case NodeKind::Branch:
-            if (node.succ.size() == 2) {
-                const std::string& p = predicate();
-                out.emplace_back(ptx::make_instruction(
-                    ptx::Opcode::Setp,
-                    {node.compare == Compare::Less ? ptx::Comparison::Lt : ptx::Comparison::Eq,
-                     ptx::Type::U32},
-                    {ptx::reg(p), ptx::reg(node.var), ptx::imm(node.value)}));
-                const bool swap = swapped(n, next);
-                const NodeId target = node.succ[swap ? 1 : 0];
-                Instruction taken = jump(target);
-                taken.guard = ptx::Guard{p, swap};
-                out.emplace_back(std::move(taken));
-                edges.emplace_back(target, jump_kind(target, graph_.exit));
-                edges.emplace_back(node.succ[swap ? 0 : 1], ptx::EdgeKind::FallThrough);
-                return out;
-            }
+            if (node.succ.size() == 2) return two_way_block(n, next);
             [[fallthrough]];
-        case NodeKind::Dummy:
-            out.emplace_back(jump(node.succ.front(), {ptx::Modifier::Uni}));
-            edges.emplace_back(node.succ.front(), jump_kind(node.succ.front(), graph_.exit));
-            return out;
+        case NodeKind::Dummy: {
+            const NodeId target = node.succ.front();
+            return {{}, ptx::Transfer::jump(target, target != graph_.exit)};
+        }
         case NodeKind::Exit:
             break;
         }
@@ -223,127 +169,69 @@ private:
         return {};
     }
 
-    std::vector<ptx::Statement> original_block(NodeId n, NodeId next, Edges& edges) {
+    // `setp` on the node's variable, and a branch on it.
+    NodeBlock two_way_block(NodeId n, NodeId next) {
         const RNode& node = graph_.nodes[n];
-        const ptx::BasicBlock& block = old_.blocks[node.block];
-        std::vector<ptx::Statement> out = block.statements;
-        if (node.copy)
-            std::erase_if(
-                out, [](const ptx::Statement& s) { return std::holds_alternative<ptx::Label>(s); });
-        const auto at = terminator_index(block);
-        if (!at) {
-            edges.emplace_back(node.succ.front(), ptx::EdgeKind::FallThrough);
-            return out;
-        }
-        const size_t t = *at - (block.statements.size() - out.size()); // labels come first
-        auto& in = std::get<Instruction>(out[t]);
-        const bool guarded = in.guard.has_value();
-        switch (in.control()) {
-        case ptx::ControlKind::Branch:
-        case ptx::ControlKind::Return:
-        case ptx::ControlKind::Exit: {
-            const bool swap = guarded && in.control() == ptx::ControlKind::Branch &&
-                              node.succ.size() == 2 && swapped(n, next);
-            if (swap) {
-                in.guard->negated = !in.guard->negated;
-                const NodeId target = node.succ[1];
-                in = Instruction{in.guard,
-                                 ptx::Opcode::Bra,
-                                 {},
-                                 in.modifiers,
-                                 {ptx::label_ref(label_of(target))},
-                                 in.loc};
-                if (target == graph_.exit)
-                    in = Instruction{in.guard, ptx::Opcode::Ret, {}, {}, {}, in.loc};
-                edges.emplace_back(target, jump_kind(target, graph_.exit));
-                edges.emplace_back(node.succ[0], ptx::EdgeKind::FallThrough);
-                return out;
-            }
-            // A bra to the next block stays: it ends the block, and the block keeps its shape.
-            const NodeId target = node.succ.front();
-            const bool is_return = in.control() != ptx::ControlKind::Branch;
-            if (target == graph_.exit && !is_return) {
-                in = Instruction{in.guard, ptx::Opcode::Ret, {}, {}, {}, in.loc};
-            } else if (target != graph_.exit) {
-                ptx::Words modifiers;
-                if (!is_return) modifiers = in.modifiers;
-                in = Instruction{in.guard,
-                                 ptx::Opcode::Bra,
-                                 {},
-                                 std::move(modifiers),
-                                 {ptx::label_ref(label_of(target))},
-                                 in.loc};
-            }
-            edges.emplace_back(target, jump_kind(target, graph_.exit));
-            break;
-        }
-        case ptx::ControlKind::Trap:
-            edges.emplace_back(graph_.exit, ptx::EdgeKind::Exit);
-            break;
-        case ptx::ControlKind::IndirectBranch:
-            rewrite_indirect(node, out, t);
-            for (const NodeId target : node.succ)
-                edges.emplace_back(target, ptx::EdgeKind::Indirect);
-            return out;
-        default:
-            break;
-        }
-        if (guarded) edges.emplace_back(node.succ.back(), ptx::EdgeKind::FallThrough);
+        const std::string& p = predicate();
+        NodeBlock out;
+        out.statements.emplace_back(ptx::make_instruction(
+            ptx::Opcode::Setp,
+            {node.compare == Compare::Less ? ptx::Comparison::Lt : ptx::Comparison::Eq,
+             ptx::Type::U32},
+            {ptx::reg(p), ptx::reg(node.var), ptx::imm(node.value)}));
+        out.transfer = ptx::Transfer::branch(ptx::Guard{p, false}, node.succ[0], node.succ[1]);
+        if (swapped(n, next)) out.transfer.invert();
         return out;
     }
 
-    // Points the brx.idx at out[t] to the node's successors: a target list is rewritten in place;
-    // a .branchtargets table is left as it is and a fresh one, with the new targets, is written
-    // before the brx.idx.
-    void rewrite_indirect(const RNode& node, std::vector<ptx::Statement>& out, size_t t) {
+    NodeBlock original_block(NodeId n, NodeId next) {
+        const RNode& node = graph_.nodes[n];
+        const ptx::BasicBlock& block = old_.blocks[node.block];
+        NodeBlock out{block.statements, ptx::transfer_of(old_, node.block)};
+        if (node.copy)
+            std::erase_if(out.statements, [](const ptx::Statement& s) {
+                return std::holds_alternative<ptx::Label>(s);
+            });
+        ptx::Transfer& t = out.transfer;
+        switch (t.kind) {
+        case ptx::Transfer::Kind::FallThrough:
+            t.next = node.succ.front();
+            break;
+        case ptx::Transfer::Kind::Jump: {
+            const bool left = t.target == old_.exit();
+            t.target = node.succ.front();
+            if (t.guard) t.next = node.succ.back();
+            if (t.guard && node.succ.size() == 2 && original_branch(block) && swapped(n, next))
+                t.invert();
+            if ((t.target == graph_.exit) != left) t.uniform = false; // .uni of bra, not of ret
+            break;
+        }
+        case ptx::Transfer::Kind::Switch:
+            t.cases = switch_cases(node, t.cases);
+            if (t.guard) t.next = node.succ.back();
+            break;
+        }
+        return out;
+    }
+
+    static bool original_branch(const ptx::BasicBlock& block) {
+        return block.terminator()->control() == ptx::ControlKind::Branch;
+    }
+
+    // The cases of an original brx.idx, each old target replaced by the node in its slot of the
+    // node's successors (the old block's distinct targets in edge order).
+    std::vector<NodeId> switch_cases(const RNode& node,
+                                     const std::vector<ptx::BlockId>& old) const {
         std::vector<ptx::BlockId> old_targets;
         for (const auto& edge : old_.edges)
             if (edge.from == node.block) old_targets.push_back(edge.to);
-        if (old_targets == std::vector<ptx::BlockId>(node.succ.begin(), node.succ.end())) return;
-        auto new_label = [&](const std::string& old_label) {
-            const ptx::BlockId old = block_of_label_.at(old_label);
+        std::vector<NodeId> cases;
+        for (const ptx::BlockId c : old) {
             const auto slot = static_cast<size_t>(
-                std::find(old_targets.begin(), old_targets.end(), old) - old_targets.begin());
-            return label_of(node.succ.at(slot));
-        };
-        Operand& list = std::get<Instruction>(out[t]).operands.back();
-        if (list.kind == Operand::Kind::List) {
-            for (Operand& element : list.elements)
-                element.text = new_label(element.text);
-            return;
+                std::find(old_targets.begin(), old_targets.end(), c) - old_targets.begin());
+            cases.push_back(node.succ.at(slot));
         }
-        std::string targets;
-        for (const std::string& name : table_targets(list.text))
-            targets += (targets.empty() ? "" : ", ") + new_label(name);
-        const std::string table = unit_.new_label("t");
-        list.text = table;
-        const auto at = out.begin() + static_cast<std::ptrdiff_t>(t);
-        out.insert(out.insert(at, ptx::Directive{".branchtargets", targets, {}}),
-                   ptx::Label{table, {}});
-    }
-
-    // The names in the .branchtargets table `name` of the function.
-    std::vector<std::string> table_targets(const std::string& name) const {
-        for (const ptx::BasicBlock& block : old_.blocks)
-            for (size_t i = 0; i + 1 < block.statements.size(); ++i) {
-                const auto* label = std::get_if<ptx::Label>(&block.statements[i]);
-                const auto* table = std::get_if<ptx::Directive>(&block.statements[i + 1]);
-                if (!label || label->name != name || !table || table->name != ".branchtargets")
-                    continue;
-                std::vector<std::string> names;
-                std::string current;
-                for (const char c : table->text + ",") {
-                    if (c == ',') {
-                        if (!current.empty()) names.push_back(current);
-                        current.clear();
-                    } else if (!std::isspace(static_cast<unsigned char>(c))) {
-                        current += c;
-                    }
-                }
-                return names;
-            }
-        CFR_INVARIANT(false, "a brx.idx names a .branchtargets table of its function");
-        return {};
+        return cases;
     }
 };
 

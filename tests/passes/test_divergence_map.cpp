@@ -143,7 +143,7 @@ TEST_CASE("divergence-map on calls, brx.idx, loops and nested divergence", "[div
         size_t in_helper = 0, brx = 0;
         for (const auto& branch : table.branches) {
             in_helper += branch.function == "helper" && !branch.entry;
-            brx += branch.opcode == "brx.idx";
+            brx += branch.control == cfr::ptx::ControlKind::IndirectBranch;
             CHECK_FALSE(branch.source);
         }
         CHECK(in_helper == 1);

@@ -33,7 +33,6 @@ DivergenceMapTable table(const std::string& k, uint32_t n, const std::string& sy
         b.index = i;
         b.function = k;
         b.line = 10 * (i + 1);
-        b.opcode = "bra";
         if (i == 0) b.source = "k.cu:7";
         t.branches.push_back(b);
     }

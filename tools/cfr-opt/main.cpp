@@ -7,6 +7,7 @@
 #include "passes/pipeline.hpp"
 #include "passes/registry.hpp"
 #include "ptx/cfg.hpp"
+#include "ptx/control_edit.hpp"
 #include "ptx/dot.hpp"
 #include "ptx/parser.hpp"
 #include "ptx/printer.hpp"
@@ -95,7 +96,7 @@ void print_map_table(const cfr::passes::DivergenceMapTable& table, const Options
                             {"kernel", b.function},
                             {"entry", b.entry},
                             {"line", b.line},
-                            {"opcode", b.opcode},
+                            {"opcode", cfr::ptx::control_mnemonic(b.control)},
                             {"source", b.source ? nlohmann::json(*b.source) : nlohmann::json()}});
         std::cout << nlohmann::json{{"symbol", table.symbol}, {"branches", rows}}.dump(2) << '\n';
         return;
@@ -107,8 +108,9 @@ void print_map_table(const cfr::passes::DivergenceMapTable& table, const Options
     std::cout << table.symbol << ": " << table.branches.size()
               << " branches, counters [2*i] visits, [2*i+1] divergent\n";
     for (const auto& b : table.branches)
-        std::cout << b.index << '\t' << b.function << "\tline " << b.line << '\t' << b.opcode
-                  << '\t' << b.source.value_or("-") << '\n';
+        std::cout << b.index << '\t' << b.function << "\tline " << b.line << '\t'
+                  << cfr::ptx::control_mnemonic(b.control) << '\t' << b.source.value_or("-")
+                  << '\n';
 }
 
 int run(const Options& options) {

@@ -1,0 +1,326 @@
+// The control-flow edit layer: see control_edit.hpp.
+#include "ptx/control_edit.hpp"
+
+#include "ptx/branch_table.hpp"
+#include "ptx/invariant.hpp"
+#include "ptx/operand_builders.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <unordered_map>
+
+namespace cfr::ptx {
+namespace {
+
+// Where a block's terminator stands among its statements.
+std::optional<size_t> terminator_index(const std::vector<Statement>& statements) {
+    for (size_t i = statements.size(); i-- > 0;)
+        if (const auto* in = std::get_if<Instruction>(&statements[i]))
+            return transfers_control(*in) ? std::optional(i) : std::nullopt;
+    return std::nullopt;
+}
+
+using LabelBlocks = std::unordered_map<std::string_view, BlockId>;
+
+LabelBlocks label_blocks(const Cfg& cfg) {
+    LabelBlocks out;
+    for (BlockId b = 0; b < cfg.blocks.size(); ++b) {
+        const auto& statements = cfg.blocks[b].statements;
+        for (size_t i = 0; i < statements.size(); ++i)
+            if (const auto* l = std::get_if<Label>(&statements[i]);
+                l && !is_table_label(statements, i))
+                out.emplace(l->name, b);
+    }
+    return out;
+}
+
+// The cases of a block's brx.idx, each label resolved to its block; nullopt where one labels no
+// block of the CFG.
+std::optional<std::vector<BlockId>> switch_cases(const Cfg& cfg, const Instruction& brx) {
+    std::vector<BranchTable> tables;
+    for (const BasicBlock& block : cfg.blocks)
+        for (BranchTable& t : branch_tables(block.statements))
+            tables.push_back(std::move(t));
+    const auto names = indirect_targets(brx, [&](const std::string& name) -> const BranchTable* {
+        for (const BranchTable& t : tables)
+            if (t.name == name) return &t;
+        return nullptr;
+    });
+    const LabelBlocks blocks = label_blocks(cfg);
+    std::vector<BlockId> cases;
+    for (const std::string& name : names) {
+        const auto it = blocks.find(name);
+        if (it == blocks.end()) return std::nullopt;
+        cases.push_back(it->second);
+    }
+    return cases;
+}
+
+LeaveKind leave_kind(ControlKind control) {
+    switch (control) {
+    case ControlKind::Exit:
+        return LeaveKind::Exit;
+    case ControlKind::Trap:
+        return LeaveKind::Trap;
+    default:
+        return LeaveKind::Return;
+    }
+}
+
+struct BlockEdges {
+    std::optional<BlockId> taken; // Taken or Exit
+    std::optional<BlockId> fall;  // FallThrough
+};
+
+Transfer read_transfer(const Cfg& cfg, BlockId b, const BlockEdges& edges) {
+    const Instruction* t = cfg.blocks[b].terminator();
+    if (!t) return Transfer::fall_through(edges.fall.value_or(cfg.exit()));
+    Transfer out;
+    out.guard = t->guard;
+    out.uniform = t->has(Modifier::Uni);
+    out.loc = t->loc;
+    out.next = edges.fall.value_or(0);
+    if (t->control() == ControlKind::IndirectBranch) {
+        out.kind = Transfer::Kind::Switch;
+        out.index = t->operands.front();
+        auto cases = switch_cases(cfg, *t);
+        CFR_INVARIANT(cases.has_value(), "a brx.idx target labels a block of its function");
+        out.cases = std::move(*cases);
+        return out;
+    }
+    out.kind = Transfer::Kind::Jump;
+    out.leave = leave_kind(t->control());
+    out.target = edges.taken.value_or(cfg.exit());
+    return out;
+}
+
+void note(BlockEdges& edges, const CfgEdge& e) {
+    if (e.kind == EdgeKind::FallThrough)
+        edges.fall = e.to;
+    else if (e.kind != EdgeKind::Indirect)
+        edges.taken = e.to;
+}
+
+Instruction leave_instruction(LeaveKind leave, bool uniform) {
+    switch (leave) {
+    case LeaveKind::Exit:
+        return make_instruction(Opcode::Exit, {}, {});
+    case LeaveKind::Trap:
+        return make_instruction(Opcode::Trap, {}, {});
+    case LeaveKind::Return:
+        break;
+    }
+    return make_instruction(Opcode::Ret, uniform ? Words{Modifier::Uni} : Words{}, {});
+}
+
+// The statements that end the block for `t` (a switch's fresh table first), or none for a
+// fall-through.
+std::vector<Statement> terminator_for(Cfg& cfg, const Transfer& t, const Operand* kept_table,
+                                      const FreshLabel& fresh) {
+    std::vector<Statement> out;
+    Instruction in;
+    switch (t.kind) {
+    case Transfer::Kind::FallThrough:
+        return out;
+    case Transfer::Kind::Jump:
+        if (t.target == cfg.exit()) {
+            in = leave_instruction(t.leave, t.uniform);
+        } else {
+            in = make_instruction(Opcode::Bra, t.uniform ? Words{Modifier::Uni} : Words{},
+                                  {label_ref(ensure_label(cfg, t.target, fresh))});
+        }
+        break;
+    case Transfer::Kind::Switch: {
+        Operand table;
+        if (kept_table) {
+            table = *kept_table;
+        } else {
+            BranchTable fresh_table{fresh("t"), {}};
+            for (const BlockId c : t.cases)
+                fresh_table.targets.push_back(ensure_label(cfg, c, fresh));
+            for (Statement& s : table_statements(fresh_table))
+                out.push_back(std::move(s));
+            table = label_ref(fresh_table.name);
+        }
+        in = make_instruction(
+            Opcode::Brx, t.uniform ? Words{Modifier::Idx, Modifier::Uni} : Words{Modifier::Idx},
+            {t.index, std::move(table)});
+        break;
+    }
+    }
+    in.guard = t.guard;
+    in.loc = t.loc;
+    out.emplace_back(std::move(in));
+    return out;
+}
+
+// Replaces the edges of `b` (edges stay ordered by their source block).
+void replace_edges(Cfg& cfg, BlockId b, std::vector<CfgEdge> edges) {
+    std::erase_if(cfg.edges, [b](const CfgEdge& e) { return e.from == b; });
+    auto at = cfg.edges.end();
+    while (at != cfg.edges.begin() && std::prev(at)->from > b)
+        --at;
+    cfg.edges.insert(at, edges.begin(), edges.end());
+}
+
+} // namespace
+
+std::vector<CfgEdge> transfer_edges(const Transfer& t, BlockId b, BlockId exit) {
+    std::vector<CfgEdge> out;
+    switch (t.kind) {
+    case Transfer::Kind::FallThrough:
+        return {{b, t.next, EdgeKind::FallThrough}};
+    case Transfer::Kind::Jump:
+        out.push_back({b, t.target, t.target == exit ? EdgeKind::Exit : EdgeKind::Taken});
+        break;
+    case Transfer::Kind::Switch:
+        for (const BlockId to : t.cases)
+            if (std::none_of(out.begin(), out.end(), [to](const CfgEdge& e) { return e.to == to; }))
+                out.push_back({b, to, EdgeKind::Indirect});
+        break;
+    }
+    if (t.guard) out.push_back({b, t.next, EdgeKind::FallThrough});
+    return out;
+}
+
+Transfer Transfer::fall_through(BlockId next) {
+    Transfer t;
+    t.next = next;
+    return t;
+}
+
+Transfer Transfer::jump(BlockId target, bool uniform) {
+    Transfer t;
+    t.kind = Kind::Jump;
+    t.target = target;
+    t.uniform = uniform;
+    return t;
+}
+
+Transfer Transfer::branch(Guard guard, BlockId target, BlockId next) {
+    Transfer t = jump(target);
+    t.guard = std::move(guard);
+    t.next = next;
+    return t;
+}
+
+Transfer Transfer::switch_on(Operand index, std::vector<BlockId> cases, bool uniform) {
+    Transfer t;
+    t.kind = Kind::Switch;
+    t.index = std::move(index);
+    t.cases = std::move(cases);
+    t.uniform = uniform;
+    return t;
+}
+
+std::vector<BlockId> Transfer::successors() const {
+    std::vector<BlockId> out;
+    switch (kind) {
+    case Kind::FallThrough:
+        return {next};
+    case Kind::Jump:
+        out.push_back(target);
+        break;
+    case Kind::Switch:
+        for (const BlockId c : cases)
+            if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+        break;
+    }
+    if (guard) out.push_back(next);
+    return out;
+}
+
+void Transfer::retarget(BlockId from, BlockId to) {
+    if (kind != Kind::FallThrough && kind != Kind::Switch && target == from) target = to;
+    if ((kind == Kind::FallThrough || guard) && next == from) next = to;
+    std::replace(cases.begin(), cases.end(), from, to);
+}
+
+void Transfer::invert() {
+    CFR_INVARIANT(kind == Kind::Jump && guard, "only a guarded jump is inverted");
+    guard->negated = !guard->negated;
+    std::swap(target, next);
+}
+
+Transfer transfer_of(const Cfg& cfg, BlockId block) {
+    BlockEdges edges;
+    for (const CfgEdge& e : cfg.edges)
+        if (e.from == block) note(edges, e);
+    return read_transfer(cfg, block, edges);
+}
+
+std::vector<Transfer> transfers_of(const Cfg& cfg) {
+    std::vector<BlockEdges> edges(cfg.blocks.size());
+    for (const CfgEdge& e : cfg.edges)
+        if (e.from < edges.size()) note(edges[e.from], e);
+    std::vector<Transfer> out;
+    out.reserve(cfg.blocks.size());
+    for (BlockId b = 0; b < cfg.blocks.size(); ++b)
+        out.push_back(read_transfer(cfg, b, edges[b]));
+    return out;
+}
+
+const std::string& ensure_label(Cfg& cfg, BlockId block, const FreshLabel& fresh) {
+    auto& statements = cfg.blocks.at(block).statements;
+    for (size_t i = 0; i < statements.size() && std::holds_alternative<Label>(statements[i]); ++i) {
+        if (is_table_label(statements, i)) {
+            ++i;
+            continue;
+        }
+        return std::get<Label>(statements[i]).name;
+    }
+    statements.insert(statements.begin(), Label{fresh("b"), {}});
+    return std::get<Label>(statements.front()).name;
+}
+
+void set_transfer(Cfg& cfg, BlockId block, const Transfer& transfer, const FreshLabel& fresh) {
+    CFR_INVARIANT(block < cfg.blocks.size(), "a transfer is set on a block of the CFG");
+    for (const BlockId to : transfer.successors())
+        CFR_INVARIANT(to <= cfg.exit(), "a transfer names blocks of its CFG");
+    CFR_INVARIANT(transfer.kind != Transfer::Kind::Switch || !transfer.cases.empty(),
+                  "a switch has cases");
+    std::optional<Operand> kept_table;
+    if (transfer.kind == Transfer::Kind::Switch) {
+        const Instruction* old = cfg.blocks[block].terminator();
+        if (old && old->control() == ControlKind::IndirectBranch &&
+            switch_cases(cfg, *old) == transfer.cases)
+            kept_table = old->operands.back();
+    }
+    auto code = terminator_for(cfg, transfer, kept_table ? &*kept_table : nullptr, fresh);
+    auto& statements = cfg.blocks[block].statements;
+    const auto at = terminator_index(statements);
+    auto position = statements.end();
+    if (at) position = statements.erase(statements.begin() + static_cast<std::ptrdiff_t>(*at));
+    statements.insert(position, std::make_move_iterator(code.begin()),
+                      std::make_move_iterator(code.end()));
+    replace_edges(cfg, block, transfer_edges(transfer, block, cfg.exit()));
+}
+
+std::string_view control_mnemonic(ControlKind control) {
+    switch (control) {
+    case ControlKind::None:
+        return "";
+    case ControlKind::Branch:
+        return "bra";
+    case ControlKind::IndirectBranch:
+        return "brx.idx";
+    case ControlKind::Call:
+        return "call";
+    case ControlKind::Return:
+        return "ret";
+    case ControlKind::Exit:
+        return "exit";
+    case ControlKind::Trap:
+        return "trap";
+    }
+    return "";
+}
+
+std::vector<Statement> without_terminator(const BasicBlock& block) {
+    std::vector<Statement> out = block.statements;
+    if (const auto at = terminator_index(out))
+        out.erase(out.begin() + static_cast<std::ptrdiff_t>(*at));
+    return out;
+}
+
+} // namespace cfr::ptx
