@@ -12,14 +12,6 @@
 namespace cfr::ptx {
 namespace {
 
-// Where a block's terminator stands among its statements.
-std::optional<size_t> terminator_index(const std::vector<Statement>& statements) {
-    for (size_t i = statements.size(); i-- > 0;)
-        if (const auto* in = std::get_if<Instruction>(&statements[i]))
-            return transfers_control(*in) ? std::optional(i) : std::nullopt;
-    return std::nullopt;
-}
-
 using LabelBlocks = std::unordered_map<std::string_view, BlockId>;
 
 LabelBlocks label_blocks(const Cfg& cfg) {
@@ -314,6 +306,13 @@ std::string_view control_mnemonic(ControlKind control) {
         return "trap";
     }
     return "";
+}
+
+std::optional<size_t> terminator_index(const std::vector<Statement>& statements) {
+    for (size_t i = statements.size(); i-- > 0;)
+        if (const auto* in = std::get_if<Instruction>(&statements[i]))
+            return transfers_control(*in) ? std::optional(i) : std::nullopt;
+    return std::nullopt;
 }
 
 std::vector<Statement> without_terminator(const BasicBlock& block) {

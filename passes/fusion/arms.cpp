@@ -107,12 +107,6 @@ bool fusable_block(const ptx::BasicBlock& block) {
     return true;
 }
 
-int instruction_count(const ptx::BasicBlock& block) {
-    int n = 0;
-    ptx::for_each_instruction(block.statements, [&](const ptx::Instruction&) { ++n; });
-    return n;
-}
-
 class Finder {
 public:
     Finder(passes::FunctionUnit& function, const std::vector<RawExits>& raw, ptx::BlockId header,
@@ -421,6 +415,12 @@ std::variant<Construct, NoConstruct> find_construct(passes::FunctionUnit& functi
     auto found = finder.run();
     if (auto* construct = std::get_if<Construct>(&found)) return std::move(*construct);
     return NoConstruct{std::get<std::string>(std::move(found)), finder.convergent()};
+}
+
+int instruction_count(const ptx::BasicBlock& block) {
+    int n = 0;
+    ptx::for_each_instruction(block.statements, [&](const ptx::Instruction&) { ++n; });
+    return n;
 }
 
 } // namespace cfr::fusion

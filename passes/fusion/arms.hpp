@@ -76,5 +76,7 @@ std::variant<Construct, NoConstruct> find_construct(passes::FunctionUnit& functi
                                                     ptx::BlockId header, size_t max_blocks);
 
 bool is_jump_only(const ptx::BasicBlock& block);
+// The instructions of a block, nested scopes included.
+int instruction_count(const ptx::BasicBlock& block);
 
 } // namespace cfr::fusion

@@ -189,12 +189,6 @@ constexpr std::string_view kPlaceholder = "%cfr_fuse_pending";
 
 // ---- what blocks issue -----------------------------------------------------------------------
 
-int instruction_count(const ptx::BasicBlock& block) {
-    int count = 0;
-    ptx::for_each_instruction(block.statements, [&](const Instruction&) { ++count; });
-    return count;
-}
-
 // Per block, the jumps layout() adds: its fall-through edges that do not lead to the next block.
 std::vector<int> layout_jumps(const std::vector<ptx::CfgEdge>& edges, size_t blocks) {
     std::vector<int> jumps(blocks, 0);

@@ -258,12 +258,6 @@ private:
     }
 };
 
-size_t terminator_position(const ptx::BasicBlock& block) {
-    for (size_t i = block.statements.size(); i-- > 0;)
-        if (std::holds_alternative<Instruction>(block.statements[i])) return i;
-    return block.statements.size();
-}
-
 size_t first_instruction_position(const ptx::BasicBlock& block) {
     for (size_t i = 0; i < block.statements.size(); ++i)
         if (std::holds_alternative<Instruction>(block.statements[i])) return i;
@@ -344,7 +338,7 @@ private:
         auto& cfg = function.mutable_code();
         for (const ptx::BlockId b : blocks) {
             auto& statements = cfg.blocks[b].statements;
-            const size_t at = terminator_position(cfg.blocks[b]);
+            const size_t at = *ptx::terminator_index(statements);
             const auto& branch = std::get<Instruction>(statements[at]);
             const auto index = uint32_t(lines.size());
             lines.push_back(branch.loc.line);

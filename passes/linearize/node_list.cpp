@@ -2,7 +2,6 @@
 #include "passes/linearize/node_list.hpp"
 
 #include "passes/analysis/reachability.hpp"
-#include "passes/block_code.hpp"
 #include "passes/module_unit.hpp"
 #include "ptx/invariant.hpp"
 

@@ -4,9 +4,9 @@
 //
 // Pre: the function has a CFG. Post: the same CFG; branches proven uniform carry `.uni`.
 #include "passes/analysis/divergence.hpp"
-#include "passes/block_code.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
+#include "ptx/control_edit.hpp"
 
 namespace cfr::passes {
 namespace {
@@ -25,9 +25,12 @@ public:
                 if (!terminator || terminator->control() != ptx::ControlKind::Branch ||
                     terminator->has(ptx::Modifier::Uni))
                     continue;
-                auto* instruction =
-                    last_instruction(function.mutable_code().blocks[branch.block].statements);
-                instruction->modifiers.insert(0, ptx::Modifier::Uni);
+                auto& cfg = function.mutable_code();
+                ptx::Transfer uniform = ptx::transfer_of(cfg, branch.block);
+                uniform.uniform = true;
+                ptx::set_transfer(cfg, branch.block, uniform, [&](const std::string& stem) {
+                    return function.new_label(stem);
+                });
                 report.changed = true;
                 report.count("branches marked uniform");
             }
