@@ -942,9 +942,10 @@ private:
         for (ptx::BlockId b = 0; b < cfg_.blocks.size(); ++b)
             if (order.new_id[b] != ptx::BlockId(-1) && b != c_.header)
                 result.kept[order.new_id[b]] = b;
+        result.ends.resize(order.size);
         result.made[order.new_id[c_.header]] = header_without_branch();
         result.ends[order.new_id[c_.header]] = ptx::Transfer::fall_through(order.fused_id[0]);
-        add_kept_edges(order, result.edges);
+        add_kept_ends(order, result);
         for (size_t k = 0; k < c_.pairs.size(); ++k)
             add_fused_block(k, std::move(bodies[k]), order, result);
         for (size_t j = 0; j < c_.inner_joins.size(); ++j)
@@ -977,14 +978,15 @@ private:
         return header;
     }
 
-    // The edges of the kept blocks but the header, renumbered.
-    void add_kept_edges(const NewOrder& order, std::vector<ptx::CfgEdge>& edges) const {
-        for (const auto& e : cfg_.edges) {
-            const ptx::BlockId from = order.new_id[e.from];
-            if (from == ptx::BlockId(-1) || e.from == c_.header) continue;
-            edges.push_back(
-                {from, e.to >= cfg_.blocks.size() ? order.size : order.new_id[e.to], e.kind});
-        }
+    // How the kept blocks but the header end, renumbered.
+    void add_kept_ends(const NewOrder& order, Fused& result) const {
+        const auto renumber = [&](ptx::BlockId b) {
+            return b >= cfg_.blocks.size() ? order.size : order.new_id[b];
+        };
+        const auto ends = ptx::transfers_of(cfg_);
+        for (ptx::BlockId b = 0; b < cfg_.blocks.size(); ++b)
+            if (order.new_id[b] != ptx::BlockId(-1) && b != c_.header)
+                result.ends[order.new_id[b]] = ptx::renumbered(ends[b], renumber);
     }
 
     void add_fused_block(size_t k, std::vector<ptx::Statement> statements, const NewOrder& order,
@@ -1011,15 +1013,15 @@ private:
     // with more, lanes of either arm may run any fused block, so each is charged against the
     // cheaper of its two blocks.
     void measure(Fused& result, const NewOrder& order) const {
-        auto edges = result.edges;
-        for (const auto& [nb, end] : result.ends)
-            for (const auto& e : ptx::transfer_edges(end, nb, order.size))
+        std::vector<ptx::CfgEdge> edges;
+        for (ptx::BlockId nb = 0; nb < order.size; ++nb)
+            for (const auto& e : ptx::transfer_edges(result.ends[nb], nb, order.size))
                 edges.push_back(e);
         const auto jumps = layout_jumps(edges, result.kept.size());
         const auto issued = [&](ptx::BlockId nb) {
             const ptx::BlockId kept = result.kept[nb];
             if (kept != Fused::kMade) return jumps[nb] + costs_.instructions(kept);
-            const bool terminator = result.ends.at(nb).kind != ptx::Transfer::Kind::FallThrough;
+            const bool terminator = result.ends[nb].kind != ptx::Transfer::Kind::FallThrough;
             return jumps[nb] + instruction_count(result.made.at(nb)) + (terminator ? 1 : 0);
         };
         const auto materialised = int(header_code_.size());
@@ -1112,14 +1114,8 @@ ptx::Cfg fused_cfg(Fused&& fused, ptx::Cfg&& melded, const ptx::FreshLabel& fres
         cfg.blocks.emplace_back(kept != Fused::kMade ? std::move(melded.blocks[kept])
                                                      : std::move(fused.made.at(nb)));
     }
-    cfg.edges = std::move(fused.edges);
-    std::stable_sort(
-        cfg.edges.begin(), cfg.edges.end(), [](const ptx::CfgEdge& x, const ptx::CfgEdge& y) {
-            if (x.from != y.from) return x.from < y.from;
-            return x.kind == ptx::EdgeKind::Taken && y.kind == ptx::EdgeKind::FallThrough;
-        });
-    for (const auto& [nb, end] : fused.ends)
-        ptx::set_transfer(cfg, nb, end, fresh);
+    for (ptx::BlockId nb = 0; nb < fused.ends.size(); ++nb)
+        ptx::set_transfer(cfg, nb, fused.ends[nb], fresh);
     return cfg;
 }
 

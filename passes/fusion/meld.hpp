@@ -71,8 +71,7 @@ struct Fused {
     static constexpr ptx::BlockId kMade = ptx::BlockId(-1);
     std::vector<ptx::BlockId> kept;
     std::map<ptx::BlockId, ptx::BasicBlock> made; // by new id, without terminators
-    std::map<ptx::BlockId, ptx::Transfer> ends;   // how each made block ends, by new id
-    std::vector<ptx::CfgEdge> edges;              // the kept blocks' edges, not yet sorted
+    std::vector<ptx::Transfer> ends;              // how each block ends, by new id
     // Registers to declare, by the placeholder names the CFG uses for them, and their types.
     std::vector<std::pair<std::string, std::string>> registers;
     int divergent_gain = 0; // instructions saved when the warp splits at the header
