@@ -314,6 +314,11 @@ size_t image_size(const void* elf) {
     return *end;
 }
 
+Cubin read(const void* elf, size_t size) {
+    const std::string_view bytes(static_cast<const char*>(elf), size != 0 ? size : image_size(elf));
+    return {bytes.size(), read_symbols(bytes)};
+}
+
 bool runs_on(uint32_t code_sm, uint32_t device_sm) {
     return code_sm / 10 == device_sm / 10 && code_sm % 10 <= device_sm % 10;
 }
