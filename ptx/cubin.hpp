@@ -39,6 +39,14 @@ Symbols read_symbols(std::string_view elf);
 // Throws CubinError like read_symbols.
 std::optional<std::string> embedded_ptx(std::string_view elf);
 
+struct Contents {
+    Symbols symbols;
+    std::optional<std::string> ptx; // as embedded_ptx
+};
+
+// read_symbols and embedded_ptx from one reading of the ELF's headers.
+Contents read_contents(std::string_view elf);
+
 // Where the ELF ends: the furthest of its header tables and section contents, judged from the
 // headers only (which must lie inside `elf`); nullopt when they do not or it is no EM_CUDA ELF64.
 std::optional<size_t> extent(std::string_view elf);

@@ -73,6 +73,15 @@ Container describe_part(const void* address, const std::string& what) {
     }
 }
 
+Image describe_cubin(const void* bytes, size_t size) {
+    cubin::Cubin read = cubin::read(bytes, size);
+    Image out;
+    out.form = Form::Cubin;
+    out.size = read.size;
+    out.cubin = std::move(read.symbols);
+    return out;
+}
+
 Image describe_wrapper(const void* bytes) {
     const fatbin::Wrapper wrapper = fatbin::read_wrapper(bytes);
     Image out;
@@ -91,7 +100,7 @@ Image describe_wrapper(const void* bytes) {
     return out;
 }
 
-const char* name(fatbin::Compression c) {
+const char* suffix(fatbin::Compression c) {
     switch (c) {
     case fatbin::Compression::Lz4:
         return " (lz4)";
@@ -110,14 +119,8 @@ Image describe(const void* bytes, size_t size) {
     switch (fatbin::classify(bytes, size)) {
     case fatbin::ImageKind::Text:
         return describe_text(static_cast<const char*>(bytes), size);
-    case fatbin::ImageKind::Elf: {
-        cubin::Cubin read = cubin::read(bytes, size);
-        Image out;
-        out.form = Form::Cubin;
-        out.size = read.size;
-        out.cubin = std::move(read.symbols);
-        return out;
-    }
+    case fatbin::ImageKind::Elf:
+        return describe_cubin(bytes, size);
     case fatbin::ImageKind::Container: {
         Image out;
         out.form = Form::Container;
@@ -137,7 +140,7 @@ std::string summary(const Container& container) {
         if (!out.empty()) out += ", ";
         out += e.entry.kind == fatbin::EntryKind::Ptx ? "PTX sm_" : "ELF sm_";
         out += std::to_string(e.entry.sm_arch);
-        out += name(e.compression);
+        out += suffix(e.compression);
     }
     return out.empty() ? "no entries" : out;
 }

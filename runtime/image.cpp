@@ -1,4 +1,4 @@
-// Classifying loaded images and deciding which PTX, if any, the shim may rewrite.
+// Deciding, from an image's description (ptx/image.hpp), which PTX, if any, the shim may rewrite.
 #include "runtime/image.hpp"
 
 #include "ptx/cubin.hpp"
