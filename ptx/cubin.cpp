@@ -101,6 +101,40 @@ uint64_t align_up(uint64_t value, uint64_t align) {
     return align > 1 ? (value + align - 1) / align * align : value;
 }
 
+Symbols symbols_of(std::string_view elf, const Parsed& p) {
+    Symbols out;
+    out.sm_arch = architecture(p.header);
+    for (size_t i = 0; i < p.sections.size(); ++i) {
+        const Elf64_Shdr& table = p.sections[i];
+        if (table.sh_type != SHT_SYMTAB) continue;
+        if (table.sh_entsize < sizeof(Elf64_Sym)) throw CubinError("cubin: bad symbol size");
+        if (table.sh_link >= p.sections.size())
+            throw CubinError("cubin: symbol names in a missing section");
+        const std::string_view symbols = contents(elf, table);
+        const std::string_view strings = contents(elf, p.sections[table.sh_link]);
+        for (uint64_t at = 0; at + table.sh_entsize <= symbols.size(); at += table.sh_entsize) {
+            const auto s = load_at<Elf64_Sym>(symbols, at);
+            if (s.st_shndx == SHN_UNDEF || s.st_shndx >= p.sections.size()) continue;
+            const unsigned type = ELF64_ST_TYPE(s.st_info);
+            if (type == STT_FUNC && (s.st_other & kStoCudaEntry))
+                out.kernels.emplace_back(string_at(strings, s.st_name));
+            else if ((type == STT_OBJECT || type == kSttCudaObject) &&
+                     holds_variables(p.names[s.st_shndx]))
+                out.globals.emplace_back(string_at(strings, s.st_name));
+        }
+    }
+    return out;
+}
+
+std::optional<std::string> embedded_of(std::string_view elf, const Parsed& p) {
+    for (size_t i = 0; i < p.sections.size(); ++i) {
+        if (p.names[i] != kPtxSection) continue;
+        const std::string_view text = contents(elf, p.sections[i]);
+        return std::string(text.substr(0, text.find('\0')));
+    }
+    return std::nullopt;
+}
+
 // ---- writing --------------------------------------------------------------------------------
 
 struct OutSection {
@@ -244,39 +278,16 @@ bool has(const std::vector<std::string>& list, std::string_view item) {
 } // namespace
 
 Symbols read_symbols(std::string_view elf) {
-    const Parsed p = parse(elf);
-    Symbols out;
-    out.sm_arch = architecture(p.header);
-    for (size_t i = 0; i < p.sections.size(); ++i) {
-        const Elf64_Shdr& table = p.sections[i];
-        if (table.sh_type != SHT_SYMTAB) continue;
-        if (table.sh_entsize < sizeof(Elf64_Sym)) throw CubinError("cubin: bad symbol size");
-        if (table.sh_link >= p.sections.size())
-            throw CubinError("cubin: symbol names in a missing section");
-        const std::string_view symbols = contents(elf, table);
-        const std::string_view strings = contents(elf, p.sections[table.sh_link]);
-        for (uint64_t at = 0; at + table.sh_entsize <= symbols.size(); at += table.sh_entsize) {
-            const auto s = load_at<Elf64_Sym>(symbols, at);
-            if (s.st_shndx == SHN_UNDEF || s.st_shndx >= p.sections.size()) continue;
-            const unsigned type = ELF64_ST_TYPE(s.st_info);
-            if (type == STT_FUNC && (s.st_other & kStoCudaEntry))
-                out.kernels.emplace_back(string_at(strings, s.st_name));
-            else if ((type == STT_OBJECT || type == kSttCudaObject) &&
-                     holds_variables(p.names[s.st_shndx]))
-                out.globals.emplace_back(string_at(strings, s.st_name));
-        }
-    }
-    return out;
+    return symbols_of(elf, parse(elf));
 }
 
 std::optional<std::string> embedded_ptx(std::string_view elf) {
+    return embedded_of(elf, parse(elf));
+}
+
+Contents read_contents(std::string_view elf) {
     const Parsed p = parse(elf);
-    for (size_t i = 0; i < p.sections.size(); ++i) {
-        if (p.names[i] != kPtxSection) continue;
-        const std::string_view text = contents(elf, p.sections[i]);
-        return std::string(text.substr(0, text.find('\0')));
-    }
-    return std::nullopt;
+    return {symbols_of(elf, p), embedded_of(elf, p)};
 }
 
 std::optional<size_t> extent(std::string_view elf) {
@@ -312,6 +323,11 @@ size_t image_size(const void* elf) {
     const auto end = extent(std::string_view(static_cast<const char*>(elf), tables));
     if (!end) throw CubinError("cubin: damaged ELF headers");
     return *end;
+}
+
+Cubin read(const void* elf, size_t size) {
+    const std::string_view bytes(static_cast<const char*>(elf), size != 0 ? size : image_size(elf));
+    return {bytes.size(), read_symbols(bytes)};
 }
 
 bool runs_on(uint32_t code_sm, uint32_t device_sm) {

@@ -39,9 +39,26 @@ Symbols read_symbols(std::string_view elf);
 // Throws CubinError like read_symbols.
 std::optional<std::string> embedded_ptx(std::string_view elf);
 
+struct Contents {
+    Symbols symbols;
+    std::optional<std::string> ptx; // as embedded_ptx
+};
+
+// read_symbols and embedded_ptx from one reading of the ELF's headers.
+Contents read_contents(std::string_view elf);
+
 // Where the ELF ends: the furthest of its header tables and section contents, judged from the
 // headers only (which must lie inside `elf`); nullopt when they do not or it is no EM_CUDA ELF64.
 std::optional<size_t> extent(std::string_view elf);
+
+struct Cubin {
+    size_t size = 0; // bytes it occupies
+    Symbols symbols;
+};
+
+// A cubin's extent and symbols. `size` bounds it when known (0: judged from its headers, as
+// image_size). Throws CubinError like read_symbols.
+Cubin read(const void* elf, size_t size);
 
 // The size of an ELF handed over without one (cuModuleLoadData of a bare cubin), read from its
 // headers in memory. Throws CubinError when they are implausible.

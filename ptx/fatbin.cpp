@@ -145,29 +145,32 @@ ImageKind classify(const void* image, size_t size) {
     return ImageKind::Text;
 }
 
-int wrapper_version(const void* wrapper) {
+Wrapper read_wrapper(const void* wrapper) {
     const auto* p = static_cast<const uint8_t*>(wrapper);
-    if (load<uint32_t>(p) != kWrapperMagic)
+    if (p == nullptr || load<uint32_t>(p) != kWrapperMagic)
         throw FatbinError("not a fatbin wrapper (magic 0x466243B1)");
-    return static_cast<int>(load<uint32_t>(p + 4));
+    Wrapper out{static_cast<int>(load<uint32_t>(p + 4)),
+                reinterpret_cast<const void*>(load<uintptr_t>(p + 8)),
+                {}};
+    if (out.version != kWrapperVersionLinked) return out;
+    const auto* list = reinterpret_cast<const void* const*>(load<uintptr_t>(p + kWrapperSize - 8));
+    for (size_t i = 0; list != nullptr && list[i] != nullptr; ++i) {
+        if (i == kMaxPrelinked) throw FatbinError("fatbin wrapper: unterminated prelinked list");
+        out.prelinked.push_back(list[i]);
+    }
+    return out;
+}
+
+int wrapper_version(const void* wrapper) {
+    return read_wrapper(wrapper).version;
 }
 
 const void* container_of_wrapper(const void* wrapper) {
-    wrapper_version(wrapper);
-    return reinterpret_cast<const void*>(load<uintptr_t>(static_cast<const uint8_t*>(wrapper) + 8));
+    return read_wrapper(wrapper).data;
 }
 
 std::vector<const void*> prelinked_containers(const void* wrapper) {
-    std::vector<const void*> out;
-    if (wrapper_version(wrapper) != kWrapperVersionLinked) return out;
-    const auto* list = reinterpret_cast<const void* const*>(
-        load<uintptr_t>(static_cast<const uint8_t*>(wrapper) + kWrapperSize - 8));
-    if (!list) return out;
-    for (size_t i = 0; list[i]; ++i) {
-        if (i == kMaxPrelinked) throw FatbinError("fatbin wrapper: unterminated prelinked list");
-        out.push_back(list[i]);
-    }
-    return out;
+    return read_wrapper(wrapper).prelinked;
 }
 
 size_t container_size(const void* container) {
@@ -178,7 +181,17 @@ size_t container_size(const void* container) {
     return load<uint16_t>(base + 6) + load<uint64_t>(base + 8);
 }
 
+Compression compression(const Entry& entry) {
+    if (entry.flags & kFlagZstd) return Compression::Zstd;
+    if (entry.flags & kFlagLz4) return Compression::Lz4;
+    return Compression::None;
+}
+
 std::vector<Entry> read_container(const void* container, size_t size) {
+    return read(container, size).entries;
+}
+
+Container read(const void* container, size_t size) {
     const auto* base = static_cast<const uint8_t*>(container);
     if (base == nullptr) throw FatbinError("fatbin: no container (null pointer)");
     if (size != 0 && size < kContainerHeaderSize)
@@ -191,7 +204,7 @@ std::vector<Entry> read_container(const void* container, size_t size) {
     if (size != 0 && (header_size > size || fat_size > size - header_size))
         throw FatbinError("fatbin: container larger than the image");
 
-    std::vector<Entry> entries;
+    Container out{{}, header_size + static_cast<size_t>(fat_size)};
     const uint8_t* p = base + header_size;
     uint64_t left = fat_size;
     while (left >= kEntryHeaderMinSize) {
@@ -203,11 +216,11 @@ std::vector<Entry> read_container(const void* container, size_t size) {
             throw FatbinError("fatbin: entry runs past the container");
         if (kind == static_cast<uint16_t>(EntryKind::Ptx) ||
             kind == static_cast<uint16_t>(EntryKind::Elf))
-            entries.push_back(read_entry(p, entry_header, stored));
+            out.entries.push_back(read_entry(p, entry_header, stored));
         p += entry_header + stored;
         left -= entry_header + stored;
     }
-    return entries;
+    return out;
 }
 
 std::string write_container(const std::vector<Entry>& entries) {

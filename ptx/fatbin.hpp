@@ -25,6 +25,7 @@ public:
 };
 
 enum class EntryKind : uint16_t { Ptx = 1, Elf = 2 };
+enum class Compression : uint8_t { None, Lz4, Zstd };
 
 struct Entry {
     EntryKind kind = EntryKind::Ptx;
@@ -45,8 +46,19 @@ struct Entry {
 enum class ImageKind { Wrapper, Container, Elf, Text };
 ImageKind classify(const void* image, size_t size = 0);
 
-// Entries of one container. `size` bounds the read when known (0: trust the header). With a size,
+// How an entry's payload is stored, from its flags.
+Compression compression(const Entry& entry);
+
+struct Container {
+    std::vector<Entry> entries;
+    size_t size = 0; // bytes it occupies: its header and its entries
+};
+
+// One container, read once. `size` bounds the read when known (0: trust the header). With a size,
 // damaged input of any kind gives FatbinError and nothing is read outside [container, +size).
+Container read(const void* container, size_t size = 0);
+
+// The entries of read(container, size).
 std::vector<Entry> read_container(const void* container, size_t size = 0);
 
 // Bytes a container occupies (its header plus the entries), from its header.
@@ -58,6 +70,16 @@ size_t container_size(const void* container);
 // machine code padded to 8 bytes (with its exact length in the uncompressed-size field when that
 // is not a multiple of 8). read_container gives back `entries`.
 std::string write_container(const std::vector<Entry>& entries);
+
+struct Wrapper {
+    int version = kWrapperVersionSingle;
+    const void* data = nullptr;         // the container (device-linked for version 2)
+    std::vector<const void*> prelinked; // version 2: one container per translation unit
+};
+
+// A wrapper's fields, read once: for version 2 its prelinked containers are those of its
+// NULL-terminated `filename_or_fatbins` list. Throws FatbinError when `wrapper` is not one.
+Wrapper read_wrapper(const void* wrapper);
 
 // The wrapper's version (1 or 2). Throws FatbinError when `wrapper` is not one.
 int wrapper_version(const void* wrapper);

@@ -1,4 +1,4 @@
-// Classifying loaded images and deciding which PTX, if any, the shim may rewrite.
+// Deciding, from an image's description (ptx/image.hpp), which PTX, if any, the shim may rewrite.
 #include "runtime/image.hpp"
 
 #include "ptx/cubin.hpp"
@@ -7,48 +7,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <cstring>
 #include <set>
 
 namespace cfr::runtime {
 
 namespace fb = ptx::fatbin;
+namespace pi = ptx::image;
 
 namespace {
 
-std::string describe(const std::vector<fb::Entry>& entries) {
-    std::string out;
-    for (const auto& e : entries) {
-        if (!out.empty()) out += ", ";
-        out += fmt::format("{} sm_{}", e.kind == fb::EntryKind::Ptx ? "PTX" : "ELF", e.sm_arch);
-        if (e.flags & fb::kFlagZstd)
-            out += " (zstd)";
-        else if (e.flags & fb::kFlagLz4)
-            out += " (lz4)";
-    }
-    return out.empty() ? "no entries" : out;
-}
-
-bool looks_like_ptx(std::string_view head) {
-    head = head.substr(0, 4096);
-    return head.find(".version") != std::string_view::npos ||
-           head.find(".target") != std::string_view::npos;
-}
-
-// The architecture a PTX text targets (`.target sm_90a` -> 90); 0 when it names none.
-uint32_t ptx_target(std::string_view text) {
-    const size_t at = text.find(".target");
-    if (at == std::string_view::npos) return 0;
-    const size_t sm = text.find("sm_", at);
-    const size_t eol = text.find('\n', at);
-    if (sm == std::string_view::npos || (eol != std::string_view::npos && sm > eol)) return 0;
-    uint32_t value = 0;
-    for (size_t i = sm + 3; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]));
-         ++i)
-        value = value * 10 + static_cast<uint32_t>(text[i] - '0');
-    return value;
-}
+using Entries = std::vector<pi::Entry>;
 
 // Kernels and variables a piece of code defines, as names.
 struct Defined {
@@ -63,6 +31,10 @@ struct Defined {
         kernels.insert(spec.kernels.begin(), spec.kernels.end());
         for (const auto& v : spec.variables)
             globals.insert(v.name);
+    }
+    void add(const Defined& other) {
+        kernels.insert(other.kernels.begin(), other.kernels.end());
+        globals.insert(other.globals.begin(), other.globals.end());
     }
     // What `code` defines that this does not, as "kernels a, b; globals c".
     std::string lacking(const Defined& code) const {
@@ -80,36 +52,41 @@ struct Defined {
 };
 
 // The PTX entry to rewrite: the highest architecture not above the device's; -1 when none.
-int choose_ptx_entry(const std::vector<fb::Entry>& entries, uint32_t device_sm) {
+int choose_ptx_entry(const Entries& entries, uint32_t device_sm) {
     int best = -1;
     for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
-        const auto& e = entries[i];
+        const fb::Entry& e = entries[i].entry;
         if (e.kind != fb::EntryKind::Ptx || e.sm_arch > device_sm) continue;
-        if (best < 0 || e.sm_arch > entries[best].sm_arch) best = i;
+        if (best < 0 || e.sm_arch > entries[best].entry.sm_arch) best = i;
     }
     return best;
 }
 
-std::string ptx_targets(const std::vector<fb::Entry>& entries) {
+std::string ptx_targets(const Entries& entries) {
     std::vector<std::string> out;
     for (const auto& e : entries)
-        if (e.kind == fb::EntryKind::Ptx) out.push_back(fmt::format("compute_{}", e.sm_arch));
+        if (e.entry.kind == fb::EntryKind::Ptx)
+            out.push_back(fmt::format("compute_{}", e.entry.sm_arch));
     return fmt::format("{}", fmt::join(out, ", "));
 }
 
-bool has_kind(const std::vector<fb::Entry>& entries, fb::EntryKind kind) {
-    return std::any_of(entries.begin(), entries.end(), [&](auto& e) { return e.kind == kind; });
+bool has_kind(const Entries& entries, fb::EntryKind kind) {
+    return std::any_of(entries.begin(), entries.end(),
+                       [&](const pi::Entry& e) { return e.entry.kind == kind; });
 }
 
-bool device_runs_machine_code(const std::vector<fb::Entry>& entries, uint32_t device_sm) {
-    return std::any_of(entries.begin(), entries.end(), [&](const fb::Entry& e) {
-        return e.kind == fb::EntryKind::Elf && ptx::cubin::runs_on(e.sm_arch, device_sm);
+bool device_runs_machine_code(const Entries& entries, uint32_t device_sm) {
+    return std::any_of(entries.begin(), entries.end(), [&](const pi::Entry& e) {
+        return e.entry.kind == fb::EntryKind::Elf &&
+               ptx::cubin::runs_on(e.entry.sm_arch, device_sm);
     });
 }
 
-void add_machine_code(Defined& d, const std::vector<fb::Entry>& entries) {
+Defined machine_code(const Entries& entries) {
+    Defined d;
     for (const auto& e : entries)
-        if (e.kind == fb::EntryKind::Elf) d.add(ptx::cubin::read_symbols(e.payload));
+        d.add(e.symbols);
+    return d;
 }
 
 void pass(ImagePlan& plan, ModuleOutcome outcome, std::string reason) {
@@ -119,31 +96,29 @@ void pass(ImagePlan& plan, ModuleOutcome outcome, std::string reason) {
 
 // Takes a container's chosen PTX entry if the setting allows and the PTX defines everything the
 // container's machine code does.
-void accept_entry(ImagePlan& plan, const std::vector<fb::Entry>& entries, int chosen,
-                  uint32_t device_sm, ImageScope scope) {
+void accept_entry(ImagePlan& plan, const Entries& entries, int chosen, uint32_t device_sm,
+                  ImageScope scope) {
     if (scope == ImageScope::JitOnly && device_runs_machine_code(entries, device_sm))
         return pass(plan, ModuleOutcome::ExcludedBySetting,
                     fmt::format("the device runs its machine code for sm_{} "
                                 "(CFRJIT_IMAGES=jit-only)",
                                 device_sm));
-    const fb::Entry& e = entries[chosen];
-    std::string text = e.payload.substr(0, e.payload.find('\0'));
-    Defined code;
-    add_machine_code(code, entries);
+    const fb::Entry& e = entries[chosen].entry;
+    const Defined code = machine_code(entries);
     if (!code.kernels.empty() || !code.globals.empty()) {
         Defined ptx;
-        ptx.add_ptx(text);
+        ptx.add_ptx(e.payload);
         if (const std::string lacking = ptx.lacking(code); !lacking.empty())
             return pass(plan, ModuleOutcome::PtxMissingSymbols,
                         fmt::format("its PTX lacks {} that its machine code has", lacking));
     }
-    plan.units.push_back(std::move(text));
+    plan.units.push_back(e.payload);
     plan.sm = e.sm_arch;
     plan.outcome = ModuleOutcome::Rewritten;
 }
 
 // One container's PTX entry for the device, or the reason there is none.
-int choose_or_pass(ImagePlan& plan, const std::vector<fb::Entry>& entries, uint32_t device_sm) {
+int choose_or_pass(ImagePlan& plan, const Entries& entries, uint32_t device_sm) {
     const int chosen = choose_ptx_entry(entries, device_sm);
     if (chosen >= 0) return chosen;
     if (!has_kind(entries, fb::EntryKind::Ptx))
@@ -156,57 +131,48 @@ int choose_or_pass(ImagePlan& plan, const std::vector<fb::Entry>& entries, uint3
     return -1;
 }
 
-void plan_text(ImagePlan& plan, const void* image, size_t size, uint32_t device_sm) {
-    const char* text = static_cast<const char*>(image);
-    const std::string_view ptx(text, size != 0 ? strnlen(text, size) : std::strlen(text));
-    if (!looks_like_ptx(ptx))
-        return pass(plan, ModuleOutcome::NotAnImage, "neither PTX text, fatbin nor cubin");
+void plan_text(ImagePlan& plan, const pi::Image& image, uint32_t device_sm) {
     plan.form = ImageForm::Text;
     plan.description = "PTX text";
-    const uint32_t target = ptx_target(ptx);
-    if (target > device_sm)
-        return pass(plan, ModuleOutcome::PtxOnlyForNewer,
-                    fmt::format("PTX for sm_{}, above the device's sm_{}", target, device_sm));
-    plan.units.emplace_back(ptx);
+    if (image.text_sm > device_sm)
+        return pass(
+            plan, ModuleOutcome::PtxOnlyForNewer,
+            fmt::format("PTX for sm_{}, above the device's sm_{}", image.text_sm, device_sm));
+    plan.units.push_back(image.text);
     plan.outcome = ModuleOutcome::Rewritten;
 }
 
-void plan_fatbin(ImagePlan& plan, const void* container, size_t size, const char* what,
+void plan_fatbin(ImagePlan& plan, const pi::Container& container, const char* what,
                  uint32_t device_sm, ImageScope scope) {
     plan.form = ImageForm::Fatbin;
-    const auto entries = fb::read_container(container, size);
-    plan.description = fmt::format("{}: {}", what, describe(entries));
-    const int chosen = choose_or_pass(plan, entries, device_sm);
-    if (chosen >= 0) accept_entry(plan, entries, chosen, device_sm, scope);
+    plan.description = fmt::format("{}: {}", what, pi::summary(container));
+    const int chosen = choose_or_pass(plan, container.entries, device_sm);
+    if (chosen >= 0) accept_entry(plan, container.entries, chosen, device_sm, scope);
 }
 
 // One translation unit of a relocatable image: rewritten from its PTX when that defines all of
 // the unit's machine code, else kept as it is when the device can link its machine code (the
 // device runtime nvcc adds to every -rdc program: ELF per architecture, PTX for the newest).
 // False, with the reason in `plan`, when the unit can be neither.
-bool plan_unit(ImagePlan& plan, const void* container, const std::vector<fb::Entry>& entries,
-               uint32_t device_sm, Defined& linked) {
-    Defined own;
-    add_machine_code(own, entries);
+bool plan_unit(ImagePlan& plan, const pi::Container& unit, uint32_t device_sm, Defined& linked) {
+    const Entries& entries = unit.entries;
+    const Defined own = machine_code(entries);
     const int chosen = choose_ptx_entry(entries, device_sm);
     if (chosen >= 0) {
-        const fb::Entry& e = entries[chosen];
-        std::string text = e.payload.substr(0, e.payload.find('\0'));
+        const fb::Entry& e = entries[chosen].entry;
         Defined ptx;
-        ptx.add_ptx(text);
+        ptx.add_ptx(e.payload);
         if (ptx.lacking(own).empty()) {
-            plan.units.push_back(std::move(text));
-            plan.link_units.push_back({container, true, e});
+            plan.units.push_back(e.payload);
+            plan.link_units.push_back({unit.address, true, e});
             plan.sm = std::max(plan.sm, e.sm_arch);
-            linked.kernels.insert(ptx.kernels.begin(), ptx.kernels.end());
-            linked.globals.insert(ptx.globals.begin(), ptx.globals.end());
+            linked.add(ptx);
             return true;
         }
     }
     if (device_runs_machine_code(entries, device_sm)) {
-        plan.link_units.push_back({container, false, {}});
-        linked.kernels.insert(own.kernels.begin(), own.kernels.end());
-        linked.globals.insert(own.globals.begin(), own.globals.end());
+        plan.link_units.push_back({unit.address, false, {}});
+        linked.add(own);
         return true;
     }
     if (choose_or_pass(plan, entries, device_sm) >= 0)
@@ -215,102 +181,103 @@ bool plan_unit(ImagePlan& plan, const void* container, const std::vector<fb::Ent
     return false;
 }
 
+std::string relocatable_summary(const pi::Image& image) {
+    std::string out = fmt::format("linked: {}", pi::summary(image.data));
+    for (size_t i = 0; i < image.units.size(); ++i)
+        out += fmt::format("; unit {}: {}", i + 1, pi::summary(image.units[i]));
+    return fmt::format("relocatable fatbin wrapper ({})", out);
+}
+
 // A version-2 wrapper: `data` holds the device-linked machine code (none in a PTX-only build),
 // and each prelinked container one translation unit, which the driver links.
-void plan_relocatable(ImagePlan& plan, const void* wrapper, uint32_t device_sm, ImageScope scope) {
+void plan_relocatable(ImagePlan& plan, const pi::Image& image, uint32_t device_sm,
+                      ImageScope scope) {
     plan.form = ImageForm::Relocatable;
-    const auto linked = fb::read_container(fb::container_of_wrapper(wrapper));
-    std::vector<const void*> containers = fb::prelinked_containers(wrapper);
-    std::vector<std::vector<fb::Entry>> units;
-    std::string description = fmt::format("linked: {}", describe(linked));
-    for (const void* unit : containers) {
-        units.push_back(fb::read_container(unit));
-        description += fmt::format("; unit {}: {}", units.size(), describe(units.back()));
-    }
-    plan.description = fmt::format("relocatable fatbin wrapper ({})", description);
-    if (scope == ImageScope::JitOnly && device_runs_machine_code(linked, device_sm))
+    plan.description = relocatable_summary(image);
+    if (scope == ImageScope::JitOnly && device_runs_machine_code(image.data.entries, device_sm))
         return pass(plan, ModuleOutcome::ExcludedBySetting,
                     fmt::format("the device runs its linked machine code for sm_{} "
                                 "(CFRJIT_IMAGES=jit-only)",
                                 device_sm));
     Defined relinked;
-    for (size_t i = 0; i < units.size(); ++i)
-        if (!plan_unit(plan, containers[i], units[i], device_sm, relinked)) {
+    for (size_t i = 0; i < image.units.size(); ++i)
+        if (!plan_unit(plan, image.units[i], device_sm, relinked)) {
             plan.reason = fmt::format("unit {}: {}", i + 1, plan.reason);
             return;
         }
     if (plan.units.empty())
         return pass(plan, ModuleOutcome::NoPtx, "no translation unit has PTX for the device");
-    Defined code;
-    add_machine_code(code, linked);
-    if (const std::string lacking = relinked.lacking(code); !lacking.empty())
+    if (const std::string lacking = relinked.lacking(machine_code(image.data.entries));
+        !lacking.empty())
         return pass(plan, ModuleOutcome::PtxMissingSymbols,
                     fmt::format("its units lack {} that its linked machine code has", lacking));
     plan.outcome = ModuleOutcome::Rewritten;
 }
 
+void plan_form(ImagePlan& plan, const pi::Image& image, uint32_t device_sm, ImageScope scope) {
+    switch (image.form) {
+    case pi::Form::Cubin:
+        plan.description = fmt::format("cubin (ELF sm_{})", image.cubin.sm_arch);
+        return pass(plan, ModuleOutcome::NoPtx, "machine code only, no PTX");
+    case pi::Form::Ptx:
+        return plan_text(plan, image, device_sm);
+    case pi::Form::Container:
+        return plan_fatbin(plan, image.data, "fatbin", device_sm, scope);
+    case pi::Form::Wrapper:
+        return plan_fatbin(plan, image.data, "fatbin wrapper", device_sm, scope);
+    case pi::Form::LinkedWrapper:
+        return plan_relocatable(plan, image, device_sm, scope);
+    case pi::Form::Unknown:
+        break;
+    }
+    pass(plan, ModuleOutcome::NotAnImage, "neither PTX text, fatbin nor cubin");
+}
+
+ImagePlan damaged(std::string description, const std::exception& e) {
+    ImagePlan plan;
+    plan.description = description.empty() ? "damaged image" : std::move(description);
+    pass(plan, ModuleOutcome::NotAnImage, fmt::format("damaged image: {}", e.what()));
+    return plan;
+}
+
 } // namespace
 
-ImagePlan plan_image(const void* image, size_t size, uint32_t device_sm, ImageScope scope) {
+ImagePlan plan_image(const pi::Image& image, uint32_t device_sm, ImageScope scope) {
     ImagePlan plan;
-    if (image == nullptr) {
-        pass(plan, ModuleOutcome::NotAnImage, "null image");
-        return plan;
-    }
     try {
-        switch (fb::classify(image, size)) {
-        case fb::ImageKind::Elf:
-            plan.description = "cubin (ELF)";
-            pass(plan, ModuleOutcome::NoPtx, "machine code only, no PTX");
-            break;
-        case fb::ImageKind::Text:
-            plan_text(plan, image, size, device_sm);
-            break;
-        case fb::ImageKind::Wrapper:
-            if (fb::wrapper_version(image) == fb::kWrapperVersionLinked)
-                plan_relocatable(plan, image, device_sm, scope);
-            else
-                plan_fatbin(plan, fb::container_of_wrapper(image), 0, "fatbin wrapper", device_sm,
-                            scope);
-            break;
-        case fb::ImageKind::Container:
-            plan_fatbin(plan, image, size, "fatbin", device_sm, scope);
-            break;
-        }
+        plan_form(plan, image, device_sm, scope);
         if (plan.outcome == ModuleOutcome::Rewritten && device_sm == 0)
             pass(plan, ModuleOutcome::NotAnImage, "the device's architecture is unknown");
     } catch (const std::exception& e) {
-        const std::string description = plan.description;
-        plan = {};
-        plan.description = description.empty() ? "damaged image" : description;
-        pass(plan, ModuleOutcome::NotAnImage, fmt::format("damaged image: {}", e.what()));
+        plan = damaged(plan.description, e);
     }
     if (plan.outcome != ModuleOutcome::Rewritten) {
         plan.units.clear();
         plan.link_units.clear();
     }
+    const bool lives_on = image.form == pi::Form::Wrapper || image.form == pi::Form::LinkedWrapper;
+    plan.copy_size = lives_on ? 0 : image.size;
     return plan;
 }
 
-std::string copy_of_image(const void* image, size_t size) {
-    if (image == nullptr) return {};
-    switch (fb::classify(image, size)) {
-    case fb::ImageKind::Wrapper:
-        return {};
-    case fb::ImageKind::Text: {
-        const char* text = static_cast<const char*>(image);
-        std::string copy(text, size != 0 ? strnlen(text, size) : std::strlen(text));
-        copy.push_back('\0');
-        return copy;
+ImagePlan plan_image(const void* image, size_t size, uint32_t device_sm, ImageScope scope) {
+    if (image == nullptr) {
+        ImagePlan plan;
+        pass(plan, ModuleOutcome::NotAnImage, "null image");
+        return plan;
     }
-    case fb::ImageKind::Container:
-        return std::string(static_cast<const char*>(image),
-                           size != 0 ? size : fb::container_size(image));
-    case fb::ImageKind::Elf:
-        return std::string(static_cast<const char*>(image),
-                           size != 0 ? size : ptx::cubin::image_size(image));
+    try {
+        return plan_image(pi::describe(image, size), device_sm, scope);
+    } catch (const std::exception& e) {
+        return damaged({}, e);
     }
-    return {};
+}
+
+std::string copy_of_image(const void* image, const ImagePlan& plan) {
+    if (image == nullptr || plan.copy_size == 0) return {};
+    std::string copy(static_cast<const char*>(image), plan.copy_size);
+    if (plan.form == ImageForm::Text) copy.push_back('\0');
+    return copy;
 }
 
 RelocatableImage::RelocatableImage(const std::vector<LinkUnit>& units,

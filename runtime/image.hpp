@@ -10,6 +10,7 @@
 #pragma once
 
 #include "ptx/fatbin.hpp"
+#include "ptx/image.hpp"
 #include "runtime/config.hpp"
 #include "runtime/stats.hpp"
 
@@ -46,15 +47,22 @@ struct ImagePlan {
     std::vector<std::string> units;
     // A relocatable image's translation units, in order.
     std::vector<LinkUnit> link_units;
+    // Bytes of the image that the program may free after loading it, of which the shim keeps a
+    // copy: PTX text (without its NUL), a container, a cubin; 0 for a fatbin wrapper, which lives
+    // as long as the program.
+    size_t copy_size = 0;
 };
 
-// `size` is the image's size when the API says it (0: unknown, judged from the headers).
-// Never throws: a damaged image comes back as NotAnImage with the reason.
+// The plan for a described image, made from the description alone. Never throws: PTX that does
+// not parse comes back as NotAnImage with the reason.
+ImagePlan plan_image(const ptx::image::Image& image, uint32_t device_sm, ImageScope scope);
+
+// Describes the image (ptx::image::describe: `size` as the API says it, 0 when unknown) and plans
+// from the description. Never throws: a damaged image comes back as NotAnImage with the reason.
 ImagePlan plan_image(const void* image, size_t size, uint32_t device_sm, ImageScope scope);
 
-// The bytes of an image that the program may free after loading it (PTX text with its NUL, a
-// container, an ELF), or empty for a fatbin wrapper, which lives as long as the program.
-std::string copy_of_image(const void* image, size_t size);
+// A copy of the plan's `copy_size` bytes of `image` (PTX text gets its NUL), or empty.
+std::string copy_of_image(const void* image, const ImagePlan& plan);
 
 // A version-2 fatbin wrapper for the driver to link as it links the original: an empty linked
 // container, and per translation unit a container holding its rewritten PTX, or the unit's own.

@@ -252,7 +252,7 @@ LoadDecision Session::prepare(const void* image, size_t size, uint32_t device_sm
             if (config_.fault == TestFault::Driver)
                 prepared.text->insert(0,
                                       "this is not PTX (injected by CFRJIT_TEST_FAULT=driver)\n");
-            prepared.original = copy_of_image(image, size);
+            prepared.original = copy_of_image(image, plan);
             if (prepared.original.empty()) prepared.original_wrapper = image;
             decision.image = prepared.text->c_str();
             decision.size = prepared.text->size() + 1;

@@ -41,20 +41,17 @@ std::string sm_name(uint32_t sm) {
     return "sm_" + std::to_string(sm);
 }
 
-cubin::Symbols symbols_of(std::string_view elf, const std::string& what) {
+// Machine code's symbols and embedded PTX, from one reading of its ELF.
+cubin::Contents contents_of(std::string_view elf, const std::string& what) {
     try {
-        return cubin::read_symbols(elf);
+        return cubin::read_contents(elf);
     } catch (const cubin::CubinError& e) {
         refuse(CUDA_ERROR_INVALID_IMAGE, what + ": " + e.what());
     }
 }
 
-std::optional<std::string> embedded_of(std::string_view elf, const std::string& what) {
-    try {
-        return cubin::embedded_ptx(elf);
-    } catch (const cubin::CubinError& e) {
-        refuse(CUDA_ERROR_INVALID_IMAGE, what + ": " + e.what());
-    }
+std::string elf_name(const fb::Entry& elf, const std::string& what) {
+    return "<" + what + " " + sm_name(elf.sm_arch) + ">";
 }
 
 std::vector<std::string> names_of(const cubin::Symbols& s) {
@@ -125,12 +122,10 @@ const fb::Entry* best_ptx(const std::vector<fb::Entry>& entries) {
 }
 
 // The PTX that runs a fatbin's machine code: its own section, else a PTX entry defining all of it.
-std::optional<PtxInput> stand_in(const fb::Entry& elf, const std::vector<fb::Entry>& entries,
-                                 const std::string& what) {
-    const std::string name = "<" + what + " " + sm_name(elf.sm_arch) + ">";
-    const cubin::Symbols symbols = symbols_of(elf.payload, name);
-    if (auto text = embedded_of(elf.payload, name)) return PtxInput{name, *text, true};
-    const std::vector<std::string> required = names_of(symbols);
+std::optional<PtxInput> stand_in(const fb::Entry& elf, const cubin::Contents& contents,
+                                 const std::vector<fb::Entry>& entries, const std::string& what) {
+    if (contents.ptx) return PtxInput{elf_name(elf, what), *contents.ptx, true};
+    const std::vector<std::string> required = names_of(contents.symbols);
     for (const fb::Entry* e : stand_in_candidates(entries, elf.sm_arch))
         if (stands_for(e->payload, required))
             return PtxInput{"<" + what + " " + fb::describe(*e) + ">", e->payload, true};
@@ -140,7 +135,9 @@ std::optional<PtxInput> stand_in(const fb::Entry& elf, const std::vector<fb::Ent
 ImagePlan plan_entries(const std::vector<fb::Entry>& entries, const std::string& what) {
     const auto machine_code = runnable_machine_code(entries);
     for (const fb::Entry* elf : machine_code)
-        if (auto input = stand_in(*elf, entries, what)) return ImagePlan{{*input}, false, {}};
+        if (auto input =
+                stand_in(*elf, contents_of(elf->payload, elf_name(*elf, what)), entries, what))
+            return ImagePlan{{*input}, false, {}};
     if (!machine_code.empty())
         refuse(CUDA_ERROR_NO_BINARY_FOR_GPU,
                what + ": the device runs its " + sm_name(machine_code.front()->sm_arch) +
@@ -156,14 +153,14 @@ ImagePlan plan_entries(const std::vector<fb::Entry>& entries, const std::string&
 }
 
 ImagePlan plan_elf(std::string_view elf, const std::string& what) {
-    const cubin::Symbols symbols = symbols_of(elf, what);
-    if (!cubin::runs_on(symbols.sm_arch, kDeviceSm))
-        refuse(CUDA_ERROR_NO_BINARY_FOR_GPU, what + ": machine code for " +
-                                                 sm_name(symbols.sm_arch) + ", which an " +
-                                                 sm_name(kDeviceSm) + " device does not run");
-    auto text = embedded_of(elf, what);
-    if (!text) refuse(CUDA_ERROR_NO_BINARY_FOR_GPU, what + ": " + kNoPtxForMachineCode);
-    return ImagePlan{{{"<" + what + ">", *text, true}}, false, {}};
+    const cubin::Contents contents = contents_of(elf, what);
+    const uint32_t sm = contents.symbols.sm_arch;
+    if (!cubin::runs_on(sm, kDeviceSm))
+        refuse(CUDA_ERROR_NO_BINARY_FOR_GPU, what + ": machine code for " + sm_name(sm) +
+                                                 ", which an " + sm_name(kDeviceSm) +
+                                                 " device does not run");
+    if (!contents.ptx) refuse(CUDA_ERROR_NO_BINARY_FOR_GPU, what + ": " + kNoPtxForMachineCode);
+    return ImagePlan{{{"<" + what + ">", *contents.ptx, true}}, false, {}};
 }
 
 std::vector<fb::Entry> entries_of(const void* container, size_t size, const std::string& what) {
@@ -175,9 +172,9 @@ std::vector<fb::Entry> entries_of(const void* container, size_t size, const std:
 }
 
 // The PTX of each prelinked container that has code for the device; the others are left out.
-std::vector<PtxInput> prelinked_inputs(const void* wrapper) {
+std::vector<PtxInput> prelinked_inputs(const fb::Wrapper& wrapper) {
     std::vector<PtxInput> out;
-    const std::vector<const void*> containers = fb::prelinked_containers(wrapper);
+    const std::vector<const void*>& containers = wrapper.prelinked;
     for (size_t i = 0; i < containers.size(); ++i) {
         const std::string what = "prelinked container " + std::to_string(i + 1);
         try {
@@ -191,18 +188,19 @@ std::vector<PtxInput> prelinked_inputs(const void* wrapper) {
 
 // A version-2 wrapper: machine code the device runs in `data` if any, else (or to stand for that
 // machine code) the linked PTX of the prelinked containers.
-ImagePlan plan_linked(const void* wrapper) {
-    const std::vector<fb::Entry> data =
-        entries_of(fb::container_of_wrapper(wrapper), 0, "-rdc fatbin wrapper");
+ImagePlan plan_linked(const fb::Wrapper& wrapper) {
+    const std::string what = "-rdc fatbin wrapper";
+    const std::vector<fb::Entry> data = entries_of(wrapper.data, 0, what);
     ImagePlan plan;
     plan.link = true;
     const auto machine_code = runnable_machine_code(data);
     if (!machine_code.empty()) {
-        if (auto input = stand_in(*machine_code.front(), data, "-rdc fatbin wrapper"))
-            return ImagePlan{{*input}, false, {}};
-        plan.required = names_of(symbols_of(machine_code.front()->payload, "-rdc fatbin wrapper"));
+        const fb::Entry& elf = *machine_code.front();
+        const cubin::Contents contents = contents_of(elf.payload, elf_name(elf, what));
+        if (auto input = stand_in(elf, contents, data, what)) return ImagePlan{{*input}, false, {}};
+        plan.required = names_of(contents.symbols);
     } else if (best_ptx(data)) {
-        return plan_entries(data, "-rdc fatbin wrapper");
+        return plan_entries(data, what);
     }
     plan.inputs = prelinked_inputs(wrapper);
     for (PtxInput& input : plan.inputs)
@@ -241,15 +239,15 @@ ImagePlan plan(const void* image, size_t size) {
     case fb::ImageKind::Wrapper:
         break;
     }
-    switch (fb::wrapper_version(image)) {
+    const fb::Wrapper wrapper = fb::read_wrapper(image);
+    switch (wrapper.version) {
     case fb::kWrapperVersionSingle:
-        return plan_entries(entries_of(fb::container_of_wrapper(image), 0, "fatbin wrapper"),
-                            "fatbin wrapper");
+        return plan_entries(entries_of(wrapper.data, 0, "fatbin wrapper"), "fatbin wrapper");
     case fb::kWrapperVersionLinked:
-        return plan_linked(image);
+        return plan_linked(wrapper);
     default:
         refuse(CUDA_ERROR_INVALID_IMAGE,
-               "fatbin wrapper of unknown version " + std::to_string(fb::wrapper_version(image)));
+               "fatbin wrapper of unknown version " + std::to_string(wrapper.version));
     }
 }
 

@@ -1,7 +1,7 @@
 // libFuzzer target for image extraction: ptx::fatbin (classify, read_container, extract_ptx,
-// write_container) and runtime::plan_image and copy_of_image. With the image's size known,
-// nothing may be read outside it; a damaged image is a FatbinError (plan_image: NotAnImage),
-// never a crash.
+// write_container), ptx::image::describe, runtime::plan_image and copy_of_image. With the image's
+// size known, nothing may be read outside it; a damaged image is a FatbinError or CubinError
+// (plan_image: NotAnImage), never a crash.
 //
 // A fatbin wrapper carries no size: the reader trusts the headers of the containers it points
 // to. An input that starts with the wrapper magic is [magic, version][containers...]: the harness
@@ -45,12 +45,14 @@ uint32_t device_sm(size_t size) {
 
 using Buffer = std::vector<uint8_t>; // exactly as long as what it holds
 
-void plan(const void* image, size_t size, uint32_t sm) {
+cfr::runtime::ImagePlan plan(const void* image, size_t size, uint32_t sm) {
+    cfr::runtime::ImagePlan p;
     for (const auto scope : {ImageScope::All, ImageScope::JitOnly}) {
-        const auto p = cfr::runtime::plan_image(image, size, sm, scope);
+        p = cfr::runtime::plan_image(image, size, sm, scope);
         for (const auto& unit : p.units)
             if (unit.find('\0') != std::string::npos) std::abort(); // PTX is text without NULs
     }
+    return p;
 }
 
 // Entries read back from a container written from them are the same entries.
@@ -66,8 +68,7 @@ void check_write_round_trip(const std::vector<fb::Entry>& entries) {
 
 void check_image(const Buffer& image) {
     const uint32_t sm = device_sm(image.size());
-    plan(image.data(), image.size(), sm);
-    (void)cfr::runtime::copy_of_image(image.data(), image.size());
+    (void)cfr::runtime::copy_of_image(image.data(), plan(image.data(), image.size(), sm));
     try {
         (void)fb::extract_ptx(image.data(), sm, image.size());
     } catch (const fb::FatbinError&) {
@@ -121,8 +122,7 @@ void check_wrapper(const uint8_t* data, size_t size) {
               prelinked.data()};
     if (wrapper.data == nullptr && version != fb::kWrapperVersionLinked) return; // never made
     const uint32_t sm = device_sm(size);
-    plan(&wrapper, 0, sm);
-    (void)cfr::runtime::copy_of_image(&wrapper, 0);
+    (void)cfr::runtime::copy_of_image(&wrapper, plan(&wrapper, 0, sm));
     try {
         (void)fb::extract_ptx(&wrapper, sm);
     } catch (const fb::FatbinError&) {

@@ -209,3 +209,20 @@ TEST_CASE("cubin: machine code runs on the same major architecture, minor not ab
     CHECK_FALSE(cubin::runs_on(100, 90));
     CHECK_FALSE(cubin::runs_on(120, 90));
 }
+
+TEST_CASE("cubin: symbols, embedded PTX and extent from one reading") {
+    const std::string elf = cubin::write(spec_of_ptx(90));
+    const cubin::Contents contents = cubin::read_contents(elf);
+    const cubin::Symbols symbols = cubin::read_symbols(elf);
+    CHECK(contents.symbols.sm_arch == symbols.sm_arch);
+    CHECK(contents.symbols.kernels == symbols.kernels);
+    CHECK(contents.symbols.globals == symbols.globals);
+    CHECK(contents.ptx == cubin::embedded_ptx(elf));
+    CHECK_FALSE(cubin::read_contents(cubin::write({})).ptx);
+    for (size_t size : {elf.size(), size_t{0}}) {
+        const cubin::Cubin read = cubin::read(elf.data(), size);
+        CHECK(read.size == elf.size());
+        CHECK(read.symbols.kernels == symbols.kernels);
+    }
+    CHECK_THROWS_WITH(cubin::read_contents(elf.substr(0, 100)), Catch::StartsWith("cubin: "));
+}

@@ -1,6 +1,6 @@
 // Which images the shim rewrites, from which PTX: PTX text, fatbin wrappers and containers with
 // plain, LZ4 and zstd entries, several targets, machine code beside PTX, -rdc images, and the
-// images that pass through with the reason.
+// images that pass through with the reason; the plan made from an image's description alone.
 #include "ptx/cubin.hpp"
 #include "runtime/image.hpp"
 
@@ -8,6 +8,7 @@
 #include <lz4.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstring>
 
 using namespace cfr::runtime;
@@ -272,24 +273,88 @@ TEST_CASE("image: relocatable machine code the units do not define passes throug
 TEST_CASE("image: cubin-only and unknown images pass through") {
     const auto c = make_container({elf_entry(75, {"k"})});
     CHECK(plan(c, 75).outcome == ModuleOutcome::NoPtx);
-    const char elf[] = "\x7f"
-                       "ELF\x02\x01\x01";
-    CHECK(plan_image(elf, sizeof elf, 75, ImageScope::All).outcome == ModuleOutcome::NoPtx);
+    cfr::ptx::cubin::CubinSpec spec;
+    spec.sm_arch = 90;
+    spec.kernels = {"k"};
+    const std::string elf = cfr::ptx::cubin::write(spec);
+    auto p = plan_image(elf.data(), 0, 90, ImageScope::All);
+    CHECK(p.outcome == ModuleOutcome::NoPtx);
+    CHECK(p.description == "cubin (ELF sm_90)");
+    const char stub[] = "\x7f"
+                        "ELF\x02\x01\x01";
+    p = plan_image(stub, sizeof stub, 75, ImageScope::All);
+    CHECK(p.outcome == ModuleOutcome::NotAnImage);
+    CHECK_THAT(p.reason, Catch::StartsWith("damaged image: cubin: "));
     const char junk[] = "hello world";
     CHECK(plan_image(junk, 0, 75, ImageScope::All).outcome == ModuleOutcome::NotAnImage);
     auto broken = make_container({make_entry(true, 75, ptx_for(75), Packing::Plain)});
     broken.resize(20);
-    const auto p = plan(broken, 75);
+    p = plan(broken, 75);
     CHECK(p.outcome == ModuleOutcome::NotAnImage);
     CHECK_THAT(p.reason, Catch::StartsWith("damaged image"));
 }
 
 TEST_CASE("image: copies of what the program may free, none of its wrappers") {
     const std::string text = ptx_for(75);
-    CHECK(copy_of_image(text.c_str(), 0) == text + '\0');
+    CHECK(copy_of_image(text.c_str(), plan_image(text.c_str(), 0, 75, ImageScope::All)) ==
+          text + '\0');
     const auto c = make_container({make_entry(true, 75, ptx_for(75), Packing::Zstd)});
-    const std::string copy = copy_of_image(c.data(), 0);
+    const std::string copy = copy_of_image(c.data(), plan_image(c.data(), 0, 75, ImageScope::All));
     CHECK(copy == std::string(reinterpret_cast<const char*>(c.data()), c.size()));
     Wrapper wrapper{.data = c.data()};
-    CHECK(copy_of_image(&wrapper, 0).empty());
+    CHECK(copy_of_image(&wrapper, plan_image(&wrapper, 0, 75, ImageScope::All)).empty());
+}
+
+namespace {
+
+void scribble(std::vector<uint8_t>& bytes) {
+    std::fill(bytes.begin(), bytes.end(), 0xAB);
+}
+
+void check_same(const ImagePlan& a, const ImagePlan& b) {
+    CHECK(a.outcome == b.outcome);
+    CHECK(a.form == b.form);
+    CHECK(a.reason == b.reason);
+    CHECK(a.description == b.description);
+    CHECK(a.sm == b.sm);
+    CHECK(a.units == b.units);
+    CHECK(a.copy_size == b.copy_size);
+    REQUIRE(a.link_units.size() == b.link_units.size());
+    for (size_t i = 0; i < a.link_units.size(); ++i) {
+        CHECK(a.link_units[i].container == b.link_units[i].container);
+        CHECK(a.link_units[i].rewrite == b.link_units[i].rewrite);
+    }
+}
+
+} // namespace
+
+// The image's bytes are read once, into the description: overwritten afterwards, the plan made
+// from the description is the one made from the intact bytes.
+TEST_CASE("image: the plan is made from the description alone, never the bytes") {
+    auto c = make_container({elf_entry(90, {"k1"}, {"g"}),
+                             make_entry(true, 75, ptx_with(75, {"k1"}, {"g"}), Packing::Zstd),
+                             make_entry(true, 100, ptx_for(100), Packing::Lz4)});
+    for (uint32_t sm : {75u, 90u, 120u}) {
+        for (ImageScope scope : {ImageScope::All, ImageScope::JitOnly}) {
+            auto copy = c;
+            const ImagePlan expected = plan(copy, sm, scope);
+            const cfr::ptx::image::Image described =
+                cfr::ptx::image::describe(copy.data(), copy.size());
+            scribble(copy);
+            check_same(plan_image(described, sm, scope), expected);
+        }
+    }
+
+    auto linked = make_container({elf_entry(90, {"ka"})});
+    auto a = make_container({make_entry(true, 75, ptx_with(75, {"ka"}), Packing::Zstd)});
+    auto devrt = make_container({elf_entry(90, {}, {"rt"})});
+    const void* units[] = {a.data(), devrt.data(), nullptr};
+    Wrapper wrapper{fb::kWrapperMagic, 2, linked.data(), units};
+    const ImagePlan expected = plan_image(&wrapper, 0, 90, ImageScope::All);
+    REQUIRE(expected.outcome == ModuleOutcome::Rewritten);
+    const cfr::ptx::image::Image described = cfr::ptx::image::describe(&wrapper, 0);
+    for (auto* bytes : {&linked, &a, &devrt})
+        scribble(*bytes);
+    wrapper = {};
+    check_same(plan_image(described, 90, ImageScope::All), expected);
 }

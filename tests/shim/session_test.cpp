@@ -1,5 +1,6 @@
 // Load decisions without a driver: rewrite and cache, hits, fallbacks with exactly one log line,
 // and loads from many threads and processes sharing one cache directory.
+#include "ptx/cubin.hpp"
 #include "ptx/parser.hpp"
 #include "ptx/printer.hpp"
 #include "runtime/compile.hpp"
@@ -139,18 +140,21 @@ TEST_CASE("session: failures fall back to the original image with one log line")
         CHECK(env.log_lines() == 1);
     }
     SECTION("cubin-only images pass through; why is in the report, and logged at info level") {
-        const char elf[] = "\x7f"
-                           "ELF\x02\x01\x01";
+        cfr::ptx::cubin::CubinSpec spec;
+        spec.sm_arch = 75;
+        spec.kernels = {"k"};
+        const std::string cubin = cfr::ptx::cubin::write(spec);
+        const char* elf = cubin.data();
         {
             Session s(env.getenv());
-            CHECK_FALSE(s.prepare(elf, sizeof elf, 75, "a").rewrite());
+            CHECK_FALSE(s.prepare(elf, 0, 75, "a").rewrite());
             CHECK(s.modules().at(0).outcome == ModuleOutcome::NoPtx);
             CHECK(env.log_lines() == 0);
         }
         env.vars["CFRJIT_LOG"] = "info";
         Session s(env.getenv());
-        CHECK_FALSE(s.prepare(elf, sizeof elf, 75, "a").rewrite());
-        CHECK_FALSE(s.prepare(elf, sizeof elf, 75, "b").rewrite());
+        CHECK_FALSE(s.prepare(elf, cubin.size(), 75, "a").rewrite());
+        CHECK_FALSE(s.prepare(elf, 0, 75, "b").rewrite());
         CHECK(env.log_lines() == 2);
     }
     SECTION("a bad configuration disables the shim") {
