@@ -61,7 +61,7 @@ void with_profile(std::vector<cfr::passes::PassSpec>& pipeline, const std::strin
         const auto* info = cfr::passes::find_pass(spec.name);
         for (const auto& option : info->options)
             if (option.name == "profile" && !spec.options.count("profile")) {
-                spec.options["profile"] = file;
+                spec = cfr::passes::with_option(spec, "profile", file);
                 used = true;
             }
     }
