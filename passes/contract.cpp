@@ -10,6 +10,37 @@ Requirement soft(Condition condition, std::string counter) {
     return {condition, Strength::Soft, std::move(counter)};
 }
 
+std::string_view to_string(Promise promise) {
+    switch (promise) {
+    case Promise::Nothing:
+        return "nothing";
+    case Promise::Unchanged:
+        return "unchanged";
+    case Promise::SameCfg:
+        return "same-cfg";
+    case Promise::ClassKept:
+        return "class-kept";
+    case Promise::LoopsTailControlled:
+        return "loops-tail-controlled";
+    case Promise::TailStructured:
+        return "tail-structured";
+    case Promise::TailStructuredWhereDivergent:
+        return "tail-structured-where-divergent";
+    case Promise::NoUnstructuredEdge:
+        return "no-unstructured-edge";
+    case Promise::GuardedSequence:
+        return "guarded-sequence";
+    }
+    return "?";
+}
+
+std::string to_string(const Requirement& requirement) {
+    std::string out(to_string(requirement.condition));
+    if (requirement.strength == Strength::Soft)
+        out += " (where not: '" + requirement.counter + "')";
+    return out;
+}
+
 std::string_view to_string(Condition condition) {
     switch (condition) {
     case Condition::Uninstrumented:

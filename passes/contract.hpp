@@ -73,7 +73,11 @@ struct Contract {
     Traits traits = {};
 };
 
+std::string_view to_string(Promise promise);
 std::string_view to_string(Condition condition);
+// "uninstrumented", or for a soft one "loops-tail-controlled (where not: 'loops not
+// tail-controlled')".
+std::string to_string(const Requirement& requirement);
 // "a module without counters that are read back": what a requirement message names.
 std::string_view describe(Condition condition);
 // The conditions a promise establishes.

@@ -70,6 +70,25 @@ void with_profile(std::vector<cfr::passes::PassSpec>& pipeline, const std::strin
                                          "(linearize and blockip-linearize do)");
 }
 
+// A pass's contract with its default options.
+void print_contract(const cfr::passes::Contract& contract) {
+    for (const auto strength : {cfr::passes::Strength::Hard, cfr::passes::Strength::Soft}) {
+        std::string line;
+        for (const auto& requirement : contract.requirements)
+            if (requirement.strength == strength)
+                line += (line.empty() ? "" : ", ") + cfr::passes::to_string(requirement);
+        if (!line.empty())
+            std::cout << "    "
+                      << (strength == cfr::passes::Strength::Hard ? "requires"
+                                                                  : "soft requirements")
+                      << ": " << line << '\n';
+    }
+    std::cout << "    promises (default options): " << cfr::passes::to_string(contract.promise)
+              << '\n';
+    if (contract.traits.counters)
+        std::cout << "    counters read back: " << contract.traits.counters->symbol << '\n';
+}
+
 void print_pass_list() {
     for (const auto& info : cfr::passes::registered_passes()) {
         std::cout << info.name << "\n    " << info.description << '\n';
@@ -83,6 +102,7 @@ void print_pass_list() {
             }
             std::cout << ", default " << option.default_value << '\n';
         }
+        print_contract(info.contract(info.parse({})));
     }
 }
 
