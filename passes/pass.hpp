@@ -2,6 +2,10 @@
 // options, that reports what it did.
 #pragma once
 
+#include "passes/contract.hpp"
+#include "passes/options.hpp"
+
+#include <any>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -12,8 +16,6 @@
 namespace cfr::passes {
 
 class ModuleUnit;
-
-using PassOptions = std::map<std::string, std::string>;
 
 // The functions a pipeline may rewrite, by name (CFRJIT_KERNELS in the shim); empty: every one.
 // The others never get a FunctionUnit: no pass sees or changes them.
@@ -41,38 +43,42 @@ public:
     virtual PassReport run(ModuleUnit& unit) = 0;
 };
 
-struct OptionInfo {
-    std::string name;
-    std::string description;
-    std::vector<std::string> values; // the accepted values; empty: any value
-    std::string default_value;
-};
-
-// What a pass guarantees about the functions it leaves, beyond well-formed IR; the verifier
-// (verify.hpp) checks it after the pass. Each is the post-condition of a pass's header comment.
-enum class Promise {
-    Nothing,             // well-formed IR only
-    Unchanged,           // an analysis: no function changes
-    SameCfg,             // the same blocks and edges; only code inside blocks changes
-    ClassKept,           // no function's structural class gets worse
-    LoopsTailControlled, // every loop of every function is tail-controlled
-    // Every function whose loops were all tail-controlled before the pass is tail-structured.
-    TailStructured,
-    // The same, for functions in which the divergence analysis proved no branch uniform.
-    TailStructuredWhereDivergent,
-    // No unstructured edge (linearize::unstructured_edges) in a function without trap, brx.idx,
-    // or exit in a .func.
-    NoUnstructuredEdge,
-    GuardedSequence, // every function the pass rewrote is one (linearize::guarded_sequence_problem)
-};
-
 struct PassInfo {
     std::string name; // short, lower-case, hyphenated: "restructure-branches"
     std::string description;
     std::vector<OptionInfo> options;
-    std::function<std::unique_ptr<Pass>(const PassOptions&)> create;
-    // What the pass promises with these options (defaults filled in); null: Promise::Nothing.
-    std::function<Promise(const PassOptions&)> promise = {};
+    // The pass's typed options from those a pipeline wrote; throws PipelineError naming the pass
+    // and the option.
+    std::function<std::any(const PassOptions&)> parse;
+    std::function<std::unique_ptr<Pass>(const std::any& options)> create;
+    std::function<Contract(const std::any& options)> contract;
 };
+
+// A pass as its file declares it: typed options, the pass they make, and its contract with them.
+template <class T>
+struct PassDeclaration {
+    std::string name;
+    std::string description;
+    std::vector<Option<T>> options;
+    std::function<std::unique_ptr<Pass>(const T&)> create;
+    std::function<Contract(const T&)> contract;
+};
+
+struct NoOptions {};
+
+template <class T>
+PassInfo declare(PassDeclaration<T> pass) {
+    auto parse = [name = pass.name, options = pass.options](const PassOptions& written) {
+        return std::any(parse_options(name, options, written));
+    };
+    auto create = [create = std::move(pass.create)](const std::any& options) {
+        return create(std::any_cast<const T&>(options));
+    };
+    auto contract = [contract = std::move(pass.contract)](const std::any& options) {
+        return contract(std::any_cast<const T&>(options));
+    };
+    return {std::move(pass.name), std::move(pass.description), option_infos(pass.options),
+            std::move(parse),     std::move(create),           std::move(contract)};
+}
 
 } // namespace cfr::passes

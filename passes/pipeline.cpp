@@ -43,21 +43,22 @@ std::vector<std::string_view> split_top_level(std::string_view text) {
     return parts;
 }
 
-void validate_option(const PassInfo& info, const std::string& key, const std::string& value) {
-    for (const auto& option : info.options) {
-        if (option.name != key) continue;
-        if (!option.values.empty() &&
-            std::find(option.values.begin(), option.values.end(), value) == option.values.end())
-            throw PipelineError(fmt::format("option '{}' of pass '{}' takes one of: {} (got '{}')",
-                                            key, info.name, fmt::join(option.values, ", "), value));
-        return;
-    }
-    std::vector<std::string> names;
-    for (const auto& option : info.options)
-        names.push_back(option.name);
-    throw PipelineError(
-        fmt::format("pass '{}' has no option '{}'; its options: {}", info.name, key,
-                    names.empty() ? "(none)" : fmt::format("{}", fmt::join(names, ", "))));
+const PassInfo& pass_named(const std::string& name) {
+    const PassInfo* info = find_pass(name);
+    if (!info)
+        throw PipelineError(
+            fmt::format("unknown pass '{}'; known passes: {}", name, known_passes()));
+    return *info;
+}
+
+// The spec's typed options; parsed here only for a spec the parser did not make.
+std::any typed_options(const PassInfo& info, const PassSpec& spec) {
+    return spec.parsed.has_value() ? spec.parsed : info.parse(spec.options);
+}
+
+PassSpec parsed(PassSpec spec) {
+    spec.parsed = pass_named(spec.name).parse(spec.options);
+    return spec;
 }
 
 PassSpec parse_pass(std::string_view text) {
@@ -65,11 +66,8 @@ PassSpec parse_pass(std::string_view text) {
     PassSpec spec;
     const size_t open = text.find('<');
     spec.name = std::string(trim(text.substr(0, open)));
-    const PassInfo* info = find_pass(spec.name);
-    if (!info)
-        throw PipelineError(
-            fmt::format("unknown pass '{}'; known passes: {}", spec.name, known_passes()));
-    if (open == std::string_view::npos) return spec;
+    pass_named(spec.name);
+    if (open == std::string_view::npos) return parsed(std::move(spec));
     if (text.back() != '>')
         throw PipelineError(fmt::format("expected '>' at the end of '{}'", text));
     const auto body = text.substr(open + 1, text.size() - open - 2);
@@ -79,12 +77,10 @@ PassSpec parse_pass(std::string_view text) {
         if (item.empty() || eq == std::string_view::npos)
             throw PipelineError(fmt::format("options of pass '{}' are written key=value, got '{}'",
                                             spec.name, item));
-        const std::string key(trim(item.substr(0, eq)));
-        const std::string value(trim(item.substr(eq + 1)));
-        validate_option(*info, key, value);
-        spec.options[key] = value;
+        spec.options[std::string(trim(item.substr(0, eq)))] =
+            std::string(trim(item.substr(eq + 1)));
     }
-    return spec;
+    return parsed(std::move(spec));
 }
 
 // What the pass manager compares to tell which functions a pass changed.
@@ -115,12 +111,6 @@ std::vector<std::string> functions_changed(ModuleUnit& unit,
     return out;
 }
 
-PassOptions with_defaults(const PassInfo& info, PassOptions options) {
-    for (const auto& option : info.options)
-        if (!options.count(option.name)) options[option.name] = option.default_value;
-    return options;
-}
-
 } // namespace
 
 std::string PassSpec::spelling() const {
@@ -146,27 +136,40 @@ std::vector<PassSpec> parse_pipeline(std::string_view text) {
             throw PipelineError(fmt::format("empty pass name in pipeline '{}'", text));
         pipeline.push_back(parse_pass(part));
     }
+    check_requirements(pipeline);
     return pipeline;
+}
+
+PassSpec with_option(const PassSpec& spec, const std::string& option, const std::string& value) {
+    PassSpec out = spec;
+    out.options[option] = value;
+    return parsed(std::move(out));
+}
+
+Contract contract_of(const PassSpec& spec) {
+    const PassInfo& info = pass_named(spec.name);
+    return info.contract(typed_options(info, spec));
 }
 
 std::vector<PassReport> run_pipeline(ptx::Module& module, const std::vector<PassSpec>& pipeline,
                                      VerifyLevel verify, const FunctionSelection& only) {
     std::vector<PassReport> reports;
     if (pipeline.empty()) return reports;
+    check_requirements(pipeline);
     ModuleUnit unit(module, only);
     Verifier verifier(verify);
     for (const auto& spec : pipeline) {
-        const PassInfo* info = find_pass(spec.name);
-        if (!info) throw PipelineError(fmt::format("unknown pass '{}'", spec.name));
-        const PassOptions options = with_defaults(*info, spec.options);
-        const Promise promise = info->promise ? info->promise(options) : Promise::Nothing;
-        auto pass = info->create(options);
-        verifier.before(unit, promise);
+        const PassInfo& info = pass_named(spec.name);
+        const std::any options = typed_options(info, spec);
+        const Contract contract = info.contract(options);
+        auto pass = info.create(options);
+        verifier.required(unit, spec.spelling(), contract.requirements);
+        verifier.before(unit, contract.promise);
         const std::vector<FunctionMark> before = marks(unit);
         PassReport report = pass->run(unit);
         report.pass = spec.spelling();
         report.functions_changed = functions_changed(unit, before);
-        verifier.after(unit, report.pass, promise);
+        verifier.after(unit, report.pass, contract.promise);
         reports.push_back(std::move(report));
     }
     unit.write_back();

@@ -5,7 +5,8 @@
 #include "passes/pass.hpp"
 #include "passes/verify.hpp"
 
-#include <stdexcept>
+#include <any>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,22 +17,39 @@ struct Module;
 
 namespace cfr::passes {
 
-class PipelineError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
 struct PassSpec {
     std::string name;
-    PassOptions options; // as written; defaults are filled in when the pass is created
+    PassOptions options; // as written
+    std::any parsed;     // the pass's typed options: `options` parsed, defaults for the rest
 
     std::string spelling() const; // "name" or "name<k=v,k=v>"
-    bool operator==(const PassSpec&) const = default;
+    bool operator==(const PassSpec& other) const {
+        return name == other.name && options == other.options;
+    }
 };
 
 // Parses and validates a pipeline against the registered passes. Throws PipelineError naming the
-// unknown pass or option and listing the known ones.
+// unknown pass or option and listing the known ones, or naming a pass whose hard requirement
+// (contract.hpp) the passes before it do not meet, and the requirement.
 std::vector<PassSpec> parse_pipeline(std::string_view text);
+
+// The pass's spec with one option set to `value` (validated, the typed options parsed again).
+PassSpec with_option(const PassSpec& spec, const std::string& option, const std::string& value);
+
+// The contract of a spec's pass with its options.
+Contract contract_of(const PassSpec& spec);
+
+// Throws PipelineError for the first pass whose hard requirement may not hold where it runs.
+void check_requirements(const std::vector<PassSpec>& pipeline);
+
+// The counter array of a pass whose counters the runtime reads back (Traits::counters); nullopt
+// for any other pass.
+std::optional<CounterArray> counters_of(const PassSpec& spec);
+// The first pass of the pipeline with counters the runtime reads back; null where none has.
+const PassSpec* counting_pass(const std::vector<PassSpec>& pipeline);
+// The registered pass with counters the runtime reads back, with its default options. Throws
+// PipelineError where none is registered.
+PassSpec default_counting_pass();
 
 std::string spelling(const std::vector<PassSpec>& pipeline);
 

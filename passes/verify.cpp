@@ -22,6 +22,8 @@ std::string_view to_string(Check check) {
         return "predicates";
     case Check::PromisedClass:
         return "promised-class";
+    case Check::Requirement:
+        return "requirement";
     case Check::Convergence:
         return "convergence";
     case Check::RoundTrip:
@@ -54,7 +56,8 @@ std::string message(const std::string& pass, const Violation& v) {
     const std::string where =
         v.function.empty() ? std::string("the module")
                            : fmt::format("{} '{}'", v.entry ? "kernel" : "function", v.function);
-    return fmt::format("verification after pass '{}' failed in {} (check {}): {}", pass, where,
+    return fmt::format("verification {} pass '{}' failed in {} (check {}): {}",
+                       v.check == Check::Requirement ? "before" : "after", pass, where,
                        to_string(v.check), v.detail);
 }
 

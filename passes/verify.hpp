@@ -41,6 +41,7 @@ enum class Check {
     Declarations,  // every register and symbol an instruction names is declared
     Predicates,    // every guard (a branch's condition included) is a .pred register
     PromisedClass, // the pass's Promise holds
+    Requirement,   // before the pass: its hard requirements (contract.hpp) hold
     Convergence,   // no convergent operation gained a copy or a lane-dependent condition
     RoundTrip,     // the printed module parses back to the same IR
 };
@@ -97,12 +98,20 @@ std::optional<Violation> convergence_broken(const FunctionUnit& function,
                                             const ConvergentSites& before,
                                             const ConvergentSites& after);
 
-// One pipeline's verification: before() records what after() compares with (which functions the
-// pass rewrites, their CFGs, classes, loop shapes), after() checks and throws VerificationError.
+// The first loop of the function that is not tail-controlled, as a message; "" when none.
+std::string tail_control_problem(FunctionUnit& function);
+// Whether the function holds trap, brx.idx, or exit in a .func (what linearize leaves alone).
+bool unsupported_control(const FunctionUnit& function);
+
+// One pipeline's verification: required() checks a pass's hard requirements before it; before()
+// records what after() compares with (which functions the pass rewrites, their CFGs, classes, loop
+// shapes), after() checks and throws VerificationError.
 class Verifier {
 public:
     explicit Verifier(VerifyLevel level) : level_(level) {}
 
+    void required(ModuleUnit& unit, const std::string& pass,
+                  const std::vector<Requirement>& requirements);
     void before(ModuleUnit& unit, Promise promise);
     void after(ModuleUnit& unit, const std::string& pass, Promise promise);
 
@@ -129,6 +138,7 @@ private:
                                 const analysis::ConvergentCode* convergent) const;
     void record_convergent(ModuleUnit& unit);
     std::optional<Violation> convergent_moved(ModuleUnit& unit);
+    std::optional<Violation> requirement_broken(ModuleUnit& unit, Condition condition) const;
 };
 
 } // namespace cfr::passes

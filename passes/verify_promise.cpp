@@ -136,6 +136,14 @@ std::string edge_list(const std::vector<analysis::Edge>& edges) {
 
 } // namespace
 
+std::string tail_control_problem(FunctionUnit& function) {
+    return loops_problem(function);
+}
+
+bool unsupported_control(const FunctionUnit& function) {
+    return linearize_leaves_alone(function);
+}
+
 void Verifier::before(ModuleUnit& unit, Promise promise) {
     before_.clear();
     if (level_ == VerifyLevel::Off) return;

@@ -1,7 +1,6 @@
 // Parsing and validating the CFRJIT_* environment variables.
 #include "runtime/config.hpp"
 
-#include "passes/instrument/divergence_map.hpp"
 #include "passes/pipeline.hpp"
 
 #include <fmt/format.h>
@@ -49,19 +48,17 @@ std::vector<std::string> split_list(const std::string& text) {
     return out;
 }
 
-// CFRJIT_DIVERGENCE_MAP=1 puts divergence-map at the end of the pipeline (it must run last), unless
-// the pipeline already ends with it. A pipeline holding it turns the map on in any case.
+// CFRJIT_DIVERGENCE_MAP=1 puts the pass whose counters are read back (divergence-map) at the end
+// of the pipeline (it must run last), unless the pipeline already ends with it. A pipeline holding
+// it turns the map on in any case.
 void configure_divergence_map(Config& c, bool requested) {
-    const std::string_view name = "divergence-map";
-    if (requested && (c.pipeline.empty() || c.pipeline.back().name != name))
-        c.pipeline.push_back(passes::parse_pipeline(name).front());
-    for (const auto& pass : c.pipeline) {
-        if (pass.name != name) continue;
+    if (requested && (c.pipeline.empty() || !passes::counters_of(c.pipeline.back()))) {
+        c.pipeline.push_back(passes::default_counting_pass());
+        passes::check_requirements(c.pipeline);
+    }
+    if (const auto* pass = passes::counting_pass(c.pipeline)) {
         c.divergence_map = true;
-        auto symbol = pass.options.find("symbol");
-        c.divergence_map_symbol = symbol != pass.options.end()
-                                      ? symbol->second
-                                      : std::string(passes::kDivergenceMapSymbol);
+        c.divergence_map_symbol = passes::counters_of(*pass)->symbol;
     }
 }
 
@@ -178,9 +175,8 @@ void read_policy(const Getenv& getenv, Config& c) {
         for (const auto& text : split_pipelines(*v)) {
             try {
                 const auto pipeline = passes::parse_pipeline(text);
-                for (const auto& pass : pipeline)
-                    if (pass.name == "divergence-map")
-                        throw passes::PipelineError("a candidate cannot carry the divergence map");
+                if (passes::counting_pass(pipeline))
+                    throw passes::PipelineError("a candidate cannot carry the divergence map");
                 c.candidates.push_back(pipeline);
             } catch (const passes::PipelineError& e) {
                 throw ConfigError(fmt::format("CFRJIT_CANDIDATES: '{}': {} (candidates are "

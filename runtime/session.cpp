@@ -125,16 +125,18 @@ std::vector<passes::PassSpec> Session::unit_pipeline(std::string_view api, size_
     if (!config_.divergence_map) return config_.pipeline;
     std::vector<passes::PassSpec> pipeline;
     for (const auto& pass : config_.pipeline) {
-        if (pass.name != "divergence-map") {
+        const auto counters = passes::counters_of(pass);
+        if (!counters) {
             pipeline.push_back(pass);
         } else if (api.starts_with("cuLink")) {
             // The module cuLinkComplete makes is not one the shim follows: nothing would read it.
             continue;
+        } else if (units > 1) {
+            pipeline.push_back(
+                passes::with_option(pass, counters->symbol_option,
+                                    fmt::format("{}_u{}", config_.divergence_map_symbol, unit)));
         } else {
             pipeline.push_back(pass);
-            if (units > 1)
-                pipeline.back().options["symbol"] =
-                    fmt::format("{}_u{}", config_.divergence_map_symbol, unit);
         }
     }
     return pipeline;
@@ -358,14 +360,9 @@ void Session::map_prepared(const ModuleRecord& m, const std::vector<Unit>& units
     std::vector<passes::DivergenceMapTable> tables;
     try {
         for (size_t i = 0; i < units.size(); ++i)
-            for (const auto& pass : pipelines[i])
-                if (pass.name == "divergence-map") {
-                    auto symbol = pass.options.find("symbol");
-                    tables.push_back(passes::read_divergence_map_table(
-                        units[i].compiled.ptx, symbol == pass.options.end()
-                                                   ? config_.divergence_map_symbol
-                                                   : symbol->second));
-                }
+            if (const auto* pass = passes::counting_pass(pipelines[i]))
+                tables.push_back(passes::read_divergence_map_table(
+                    units[i].compiled.ptx, passes::counters_of(*pass)->symbol));
     } catch (const std::exception& e) {
         log_->warn("module {} ({}): no divergence map: {}", m.name(), m.api, e.what());
         return;

@@ -30,11 +30,15 @@ public:
 } // namespace
 
 PassInfo divergence_pass() {
-    return {"divergence",
-            "divergence analysis (Coutinho et al.): classifies every branch as divergent or "
-            "uniform; changes nothing",
-            {},
-            [](const PassOptions&) { return std::make_unique<DivergencePass>(); }};
+    return declare<NoOptions>(
+        {.name = "divergence",
+         .description = "divergence analysis (Coutinho et al.): classifies every branch as "
+                        "divergent or uniform; changes nothing",
+         .options = {},
+         .create = [](const NoOptions&) { return std::make_unique<DivergencePass>(); },
+         .contract = [](const NoOptions&) -> Contract {
+             return {.preserves = all_conditions(), .promise = Promise::Unchanged};
+         }});
 }
 
 } // namespace cfr::passes

@@ -24,14 +24,12 @@
 #include "passes/fusion/meld.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
-#include "passes/pipeline.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <stdexcept>
 #include <string>
 
 namespace cfr::passes {
@@ -42,20 +40,6 @@ struct FusionOptions {
     int max_uniform_loss = 0;
     size_t max_blocks = 16;
 };
-
-int integer_option(const PassOptions& options, const std::string& name) {
-    const std::string& text = options.at(name);
-    size_t used = 0;
-    int value = 0;
-    try {
-        value = std::stoi(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    if (used != text.size() || text.empty())
-        throw PipelineError("fuse-branches: " + name + " must be an integer, not '" + text + "'");
-    return value;
-}
 
 // Declares the registers of a meld: their real names, by placeholder.
 std::map<std::string, std::string>
@@ -200,27 +184,32 @@ private:
 } // namespace
 
 PassInfo fuse_branches_pass() {
-    return {"fuse-branches",
-            "branch fusion (seed 001): melds the two arms of a divergent branch, aligned by "
-            "Smith-Waterman, into one arm with selp for operands that differ",
-            {{"min-gain",
-              "fuse only where a divergent pass through the construct saves at least this many "
-              "warp instructions",
-              {},
-              "2"},
-             {"max-uniform-loss",
-              "fuse only where a pass that does not diverge costs at most this many warp "
-              "instructions more (0: never more)",
-              {},
-              "0"},
-             {"max-blocks", "the largest arm (in blocks) to meld", {}, "16"}},
-            [](const PassOptions& options) {
-                FusionOptions o;
-                o.min_gain = integer_option(options, "min-gain");
-                o.max_uniform_loss = integer_option(options, "max-uniform-loss");
-                o.max_blocks = size_t(std::max(1, integer_option(options, "max-blocks")));
-                return std::make_unique<FuseBranchesPass>(o);
-            }};
+    return declare<FusionOptions>(
+        {.name = "fuse-branches",
+         .description =
+             "branch fusion (seed 001): melds the two arms of a divergent branch, "
+             "aligned by Smith-Waterman, into one arm with selp for operands that differ",
+         .options = {integer("min-gain",
+                             "fuse only where a divergent pass through the construct saves at "
+                             "least this many warp instructions",
+                             &FusionOptions::min_gain, kAnyInteger),
+                     integer("max-uniform-loss",
+                             "fuse only where a pass that does not diverge costs at most this many "
+                             "warp instructions more (0: never more)",
+                             &FusionOptions::max_uniform_loss, kAnyInteger),
+                     integer("max-blocks", "the largest arm (in blocks) to meld",
+                             &FusionOptions::max_blocks, 1)},
+         .create =
+             [](const FusionOptions& options) {
+                 return std::make_unique<FuseBranchesPass>(options);
+             },
+         .contract = [](const FusionOptions&) -> Contract {
+             return {.requirements = {hard(Condition::Uninstrumented),
+                                      soft(Condition::NoConvergentOperation,
+                                           "constructs left alone (convergent operation)")},
+                     .preserves = {Condition::Uninstrumented, Condition::SupportedControl},
+                     .promise = Promise::ClassKept};
+         }});
 }
 
 } // namespace cfr::passes

@@ -458,18 +458,44 @@ DivergenceMapTable read_divergence_map_table(std::string_view ptx_text, std::str
     return read_divergence_map_table(module, symbol);
 }
 
+std::optional<std::string> declared_divergence_map(const ptx::Module& module) {
+    for (const auto& item : module.items)
+        if (const auto* v = std::get_if<ptx::Variable>(&item);
+            v && module_declares(module, divergence_map_lines_symbol(v->name)))
+            return v->name;
+    return std::nullopt;
+}
+
+namespace {
+
+struct DivergenceMapOptions {
+    std::string symbol = std::string(kDivergenceMapSymbol);
+};
+
+Contract divergence_map_contract(const DivergenceMapOptions& options) {
+    return {.requirements = {soft(Condition::Uninstrumented, "modules already instrumented")},
+            .preserves = {Condition::LoopsTailControlled, Condition::SupportedControl},
+            .promise = Promise::SameCfg,
+            .traits = {.counters = CounterArray{options.symbol, "symbol"}}};
+}
+
+} // namespace
+
 PassInfo divergence_map_pass() {
-    return {"divergence-map",
-            "instruments every branch the divergence analysis cannot prove uniform to count its "
-            "warp visits and divergent visits in a .global counter array (seed 004); run it last",
-            {{"symbol",
-              "name of the counter array (the line table is <symbol>_lines); set a distinct one "
-              "per module when instrumented modules are linked together",
-              {},
-              std::string(kDivergenceMapSymbol)}},
-            [](const PassOptions& options) {
-                return std::make_unique<DivergenceMapPass>(options.at("symbol"));
-            }};
+    return declare<DivergenceMapOptions>(
+        {.name = "divergence-map",
+         .description = "instruments every branch the divergence analysis cannot prove uniform to "
+                        "count its warp visits and divergent visits in a .global counter array "
+                        "(seed 004); runs last: no pass may change the CFG after it",
+         .options = {text("symbol",
+                          "name of the counter array (the line table is <symbol>_lines); set a "
+                          "distinct one per module when instrumented modules are linked together",
+                          &DivergenceMapOptions::symbol)},
+         .create =
+             [](const DivergenceMapOptions& options) {
+                 return std::make_unique<DivergenceMapPass>(options.symbol);
+             },
+         .contract = divergence_map_contract});
 }
 
 } // namespace cfr::passes

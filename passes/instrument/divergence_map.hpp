@@ -48,6 +48,10 @@ struct DivergenceMapTable {
     size_t bytes() const { return 8 * counters(); }
 };
 
+// The counter array of a module the pass instrumented (one declaring an array and its
+// "<array>_lines"), whatever its symbol; nullopt where the module has none.
+std::optional<std::string> declared_divergence_map(const ptx::Module& module);
+
 // The table of an instrumented module (empty if the module has no such counter array). Throws
 // std::runtime_error if the module holds the array but not a consistent table for it.
 DivergenceMapTable read_divergence_map_table(const ptx::Module& module,

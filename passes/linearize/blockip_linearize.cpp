@@ -293,24 +293,32 @@ private:
 namespace cfr::passes {
 
 PassInfo blockip_linearize_pass() {
-    return {"blockip-linearize",
-            "linearization with a per-lane block IP (seed 003, Beignet): JOIN checks at block "
-            "heads, uniform jumps at block ends; any CFG, irreducible included",
-            {{"selective",
-              "rewrite only unstructured functions with a divergent branch where the cost model "
-              "says it pays",
-              {"true", "false"},
-              "false"},
-             {"profile",
-              "emulator counts of the original module (cfr-run --json) for the cost model",
-              {},
-              ""}},
-            [](const PassOptions& options) -> std::unique_ptr<Pass> {
-                linearize::BlockipOptions o;
-                o.selective = options.at("selective") == "true";
-                o.profile = options.at("profile");
-                return std::make_unique<linearize::BlockipPass>(o);
-            }};
+    using linearize::BlockipOptions;
+    return declare<BlockipOptions>(
+        {.name = "blockip-linearize",
+         .description = "linearization with a per-lane block IP (seed 003, Beignet): JOIN checks "
+                        "at block heads, uniform jumps at block ends; any CFG, irreducible "
+                        "included",
+         .options = {flag("selective",
+                          "rewrite only unstructured functions with a divergent branch where the "
+                          "cost model says it pays",
+                          &BlockipOptions::selective),
+                     text("profile",
+                          "emulator counts of the original module (cfr-run --json) for the cost "
+                          "model",
+                          &BlockipOptions::profile)},
+         .create = [](const BlockipOptions& options) -> std::unique_ptr<Pass> {
+             return std::make_unique<linearize::BlockipPass>(options);
+         },
+         .contract = [](const BlockipOptions&) -> Contract {
+             return {.requirements = {hard(Condition::Uninstrumented),
+                                      soft(Condition::NoConvergentOperation,
+                                           "functions left alone (convergent operation)"),
+                                      soft(Condition::SupportedControl,
+                                           "functions left (unsupported code)")},
+                     .preserves = {Condition::Uninstrumented, Condition::SupportedControl},
+                     .promise = Promise::GuardedSequence};
+         }});
 }
 
 } // namespace cfr::passes

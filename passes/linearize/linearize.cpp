@@ -25,7 +25,6 @@
 #include "passes/linearize/region_plan.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
-#include "passes/pipeline.hpp"
 
 #include <fmt/format.h>
 
@@ -581,32 +580,51 @@ private:
     std::optional<Profile> profile_;
 };
 
-Options parse_options(const passes::PassOptions& o) {
-    Options options;
-    options.opt = std::stoi(o.at("opt"));
-    options.selective = o.at("selective") == "true";
-    const auto& merge = o.at("merge-loops");
-    options.merge = merge == "on"     ? MergeMode::On
-                    : merge == "auto" ? MergeMode::Auto
-                                      : MergeMode::Off;
-    const auto& depth = o.at("max-depth");
-    if (depth != "none") {
-        size_t used = 0;
-        int value = -1;
-        try {
-            value = std::stoi(depth, &used);
-        } catch (const std::exception&) {
-        }
-        if (value < 0 || used != depth.size())
-            throw passes::PipelineError("option 'max-depth' of pass 'linearize' takes a "
-                                        "non-negative number or none (got '" +
-                                        depth + "')");
-        options.max_depth = static_cast<unsigned>(value);
-    }
-    options.order = o.at("order") == "interleave" ? Order::Interleave : Order::ReversePostOrder;
-    options.profile = o.at("profile");
-    options.weights = o.at("weights") == "unit" ? Weights::Unit : Weights::Gpu;
-    return options;
+std::vector<passes::Option<Options>> declared_options() {
+    using passes::choice;
+    return {
+        choice("opt", "guard optimizations from guard-value propagation (seed 002 4.2: O1-O3)",
+               &Options::opt, {{"0", 0}, {"1", 1}, {"2", 2}, {"3", 3}}),
+        passes::flag("selective",
+                     "leave regions whose branches are uniform, and regions where the cost model "
+                     "says linearization does not pay",
+                     &Options::selective),
+        choice("merge-loops",
+               "merge nested loops into one (seed 002 5.2): off, on, or auto (where the cost "
+               "model says it pays)",
+               &Options::merge,
+               {{"off", MergeMode::Off}, {"on", MergeMode::On}, {"auto", MergeMode::Auto}}),
+        passes::integer_or_none("max-depth",
+                                "linearize only the divergent branches nested deeper than N "
+                                "(seed 002 5.3)",
+                                &Options::max_depth, 0),
+        choice("order",
+               "block order: reverse post-order, or interleave the sides of branches (seed 002 "
+               "5.1)",
+               &Options::order,
+               {{"rpo", Order::ReversePostOrder}, {"interleave", Order::Interleave}}),
+        passes::text("profile",
+                     "emulator counts of the original module (cfr-run --json) for the cost model",
+                     &Options::profile),
+        choice("weights",
+               "instruction weights of the cost model: gpu (issue cost on a GPU) or unit (every "
+               "instruction 1, as the emulator counts; for calibration)",
+               &Options::weights, {{"gpu", Weights::Gpu}, {"unit", Weights::Unit}}),
+    };
+}
+
+// Seed 002: no unstructured edge where every region was linearized.
+passes::Contract contract(const Options& options) {
+    using passes::Condition;
+    return {.requirements = {passes::hard(Condition::Uninstrumented),
+                             passes::soft(Condition::NoConvergentOperation,
+                                          "regions left alone (convergent operation)"),
+                             passes::soft(Condition::SupportedControl,
+                                          "regions left (unsupported code)")},
+            .preserves = {Condition::Uninstrumented, Condition::SupportedControl},
+            .promise = !options.selective && !options.max_depth
+                           ? passes::Promise::NoUnstructuredEdge
+                           : passes::Promise::Nothing};
 }
 
 } // namespace
@@ -615,45 +633,17 @@ Options parse_options(const passes::PassOptions& o) {
 namespace cfr::passes {
 
 PassInfo linearize_pass() {
-    return {"linearize",
-            "control-flow linearization with a guard variable (seed 002): unstructured regions "
-            "become guarded if-then sequences, loops nest; optionally merges nested loops",
-            {{"opt",
-              "guard optimizations from guard-value propagation (seed 002 4.2: O1-O3)",
-              {"0", "1", "2", "3"},
-              "3"},
-             {"selective",
-              "leave regions whose branches are uniform, and regions where the cost model says "
-              "linearization does not pay",
-              {"true", "false"},
-              "false"},
-             {"merge-loops",
-              "merge nested loops into one (seed 002 5.2): off, on, or auto (where the cost model "
-              "says it pays)",
-              {"off", "on", "auto"},
-              "off"},
-             {"max-depth",
-              "linearize only the divergent branches nested deeper than N (seed 002 5.3)",
-              {},
-              "none"},
-             {"order",
-              "block order: reverse post-order, or interleave the sides of branches "
-              "(seed 002 5.1)",
-              {"rpo", "interleave"},
-              "rpo"},
-             {"profile",
-              "emulator counts of the original module (cfr-run --json) for the cost model",
-              {},
-              ""},
-             {"weights",
-              "instruction weights of the cost model: gpu (issue cost on a GPU) or unit (every "
-              "instruction 1, as the emulator counts; for calibration)",
-              {"gpu", "unit"},
-              "gpu"}},
-            [](const PassOptions& options) -> std::unique_ptr<Pass> {
-                return std::make_unique<linearize::LinearizePass>(
-                    linearize::parse_options(options));
-            }};
+    using linearize::Options;
+    return declare<Options>(
+        {.name = "linearize",
+         .description = "control-flow linearization with a guard variable (seed 002): "
+                        "unstructured regions become guarded if-then sequences, loops nest; "
+                        "optionally merges nested loops",
+         .options = linearize::declared_options(),
+         .create = [](const Options& options) -> std::unique_ptr<Pass> {
+             return std::make_unique<linearize::LinearizePass>(options);
+         },
+         .contract = linearize::contract});
 }
 
 } // namespace cfr::passes

@@ -319,17 +319,10 @@ PassReport LoopRestructuringPass::run(ModuleUnit& unit) {
     return report;
 }
 
-OptionInfo cascade_option_info() {
-    return {"cascade",
-            "how n-way branches on the continuation variable become two-way branches",
-            {"depth-first", "breadth-first"},
-            "depth-first"};
-}
-
-restructure::Cascade cascade_option(const PassOptions& options) {
-    const auto it = options.find("cascade");
-    return it != options.end() && it->second == "breadth-first" ? restructure::Cascade::BreadthFirst
-                                                                : restructure::Cascade::DepthFirst;
+Option<LoopOptions> loop_cascade_option() {
+    return restructure::cascade_option(
+        &LoopOptions::cascade,
+        "how n-way branches on the continuation variable become two-way branches");
 }
 
 } // namespace cfr::passes

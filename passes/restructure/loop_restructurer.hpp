@@ -50,8 +50,11 @@ private:
     restructure::LoopMode mode_;
     restructure::Cascade cascade_;
 };
-// The `cascade` option of the loop passes, as they declare it, and its value.
-OptionInfo cascade_option_info();
-restructure::Cascade cascade_option(const PassOptions& options);
+struct LoopOptions {
+    restructure::Cascade cascade = restructure::Cascade::DepthFirst;
+};
+
+// The `cascade` option of both loop passes.
+Option<LoopOptions> loop_cascade_option();
 
 } // namespace cfr::passes

@@ -448,26 +448,39 @@ private:
 
 } // namespace
 
+namespace {
+
+Contract branch_restructuring_contract(const restructure::BranchOptions& options) {
+    return {.requirements = {hard(Condition::Uninstrumented),
+                             soft(Condition::LoopsTailControlled, "loops not tail-controlled"),
+                             soft(Condition::NoConvergentOperation,
+                                  "functions left alone (convergent operation)")},
+            .preserves = {Condition::Uninstrumented, Condition::SupportedControl},
+            .promise = options.selective ? Promise::TailStructuredWhereDivergent
+                                         : Promise::TailStructured};
+}
+
+} // namespace
+
 PassInfo restructure_branches_pass() {
-    return {"restructure-branches",
-            "branch restructuring by predication (seed 000 IV-B): makes splits and joins of "
-            "branches symmetric; loops must be tail-controlled (run restructure-loops first)",
-            {{"cascade",
-              "how n-way branches on the new predicates become two-way branches (seed 000 Fig. 5)",
-              {"depth-first", "breadth-first"},
-              "depth-first"},
-             {"selective",
-              "restructure only the unstructured constructs that contain a branch that may diverge",
-              {"true", "false"},
-              "false"}},
-            [](const PassOptions& options) {
-                restructure::BranchOptions o;
-                o.cascade = options.at("cascade") == "breadth-first"
-                                ? restructure::Cascade::BreadthFirst
-                                : restructure::Cascade::DepthFirst;
-                o.selective = options.at("selective") == "true";
-                return std::make_unique<RestructureBranchesPass>(o);
-            }};
+    using restructure::BranchOptions;
+    return declare<BranchOptions>(
+        {.name = "restructure-branches",
+         .description = "branch restructuring by predication (seed 000 IV-B): makes splits and "
+                        "joins of branches symmetric; loops must be tail-controlled (run "
+                        "restructure-loops first)",
+         .options = {restructure::cascade_option(&BranchOptions::cascade,
+                                                 "how n-way branches on the new predicates "
+                                                 "become two-way branches (seed 000 Fig. 5)"),
+                     flag("selective",
+                          "restructure only the unstructured constructs that contain a branch "
+                          "that may diverge",
+                          &BranchOptions::selective)},
+         .create =
+             [](const BranchOptions& options) {
+                 return std::make_unique<RestructureBranchesPass>(options);
+             },
+         .contract = branch_restructuring_contract});
 }
 
 } // namespace cfr::passes

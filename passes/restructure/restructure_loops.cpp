@@ -18,13 +18,23 @@
 namespace cfr::passes {
 
 PassInfo restructure_loops_pass() {
-    return {"restructure-loops",
-            "turns every loop into a tail-controlled loop by predication (seed 000 IV-A)",
-            {cascade_option_info()},
-            [](const PassOptions& options) {
-                return std::make_unique<LoopRestructuringPass>(restructure::LoopMode::Plain,
-                                                               cascade_option(options));
-            }};
+    return declare<LoopOptions>(
+        {.name = "restructure-loops",
+         .description = "turns every loop into a tail-controlled loop by predication (seed 000 "
+                        "IV-A)",
+         .options = {loop_cascade_option()},
+         .create =
+             [](const LoopOptions& options) {
+                 return std::make_unique<LoopRestructuringPass>(restructure::LoopMode::Plain,
+                                                                options.cascade);
+             },
+         .contract = [](const LoopOptions&) -> Contract {
+             return {.requirements = {hard(Condition::Uninstrumented),
+                                      soft(Condition::NoConvergentOperation,
+                                           "functions left alone (convergent operation)")},
+                     .preserves = {Condition::Uninstrumented, Condition::SupportedControl},
+                     .promise = Promise::LoopsTailControlled};
+         }});
 }
 
 } // namespace cfr::passes

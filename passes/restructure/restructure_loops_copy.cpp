@@ -17,14 +17,25 @@
 namespace cfr::passes {
 
 PassInfo restructure_loops_copy_pass() {
-    return {"restructure-loops-copy",
-            "inverts head-controlled loops by copying their condition, restructures other loops "
-            "by predication (seed 000 IV-C)",
-            {cascade_option_info()},
-            [](const PassOptions& options) {
-                return std::make_unique<LoopRestructuringPass>(restructure::LoopMode::Copy,
-                                                               cascade_option(options));
-            }};
+    return declare<LoopOptions>(
+        {.name = "restructure-loops-copy",
+         .description = "inverts head-controlled loops by copying their condition, restructures "
+                        "other loops by predication (seed 000 IV-C)",
+         .options = {loop_cascade_option()},
+         .create =
+             [](const LoopOptions& options) {
+                 return std::make_unique<LoopRestructuringPass>(restructure::LoopMode::Copy,
+                                                                options.cascade);
+             },
+         .contract = [](const LoopOptions&) -> Contract {
+             return {.requirements = {hard(Condition::Uninstrumented),
+                                      soft(Condition::NoConvergentOperation,
+                                           "loop conditions not copied (convergent operation)"),
+                                      soft(Condition::NoConvergentOperation,
+                                           "functions left alone (convergent operation)")},
+                     .preserves = {Condition::Uninstrumented, Condition::SupportedControl},
+                     .promise = Promise::LoopsTailControlled};
+         }});
 }
 
 } // namespace cfr::passes

@@ -44,6 +44,7 @@
 #pragma once
 
 #include "passes/analysis/reachability.hpp"
+#include "passes/options.hpp"
 #include "ptx/cfg.hpp"
 #include "ptx/digraph.hpp"
 #include "ptx/ir.hpp"
@@ -135,6 +136,14 @@ bool latch_through_jump_block(const RGraph& graph, const ptx::Cfg& cfg);
 using FreshVariable = std::function<std::string(const std::string& stem)>;
 
 enum class Cascade { DepthFirst, BreadthFirst };
+
+// The `cascade` option of the restructuring passes, as a pass declares it.
+template <class T>
+passes::Option<T> cascade_option(Cascade T::*member, std::string description) {
+    return passes::choice<T>(
+        "cascade", std::move(description), member,
+        {{"depth-first", Cascade::DepthFirst}, {"breadth-first", Cascade::BreadthFirst}});
+}
 
 // Turns every n-way Branch (n > 2) into a cascade of two-way Branch nodes (seed 000 Fig. 5) on
 // the same variable: depth-first (c_k: var == k, else c_k+1) or breadth-first (a balanced tree

@@ -42,10 +42,14 @@ public:
 } // namespace
 
 PassInfo uniform_branches_pass() {
-    return {"uniform-branches",
-            "marks every branch that the divergence analysis proves uniform as bra.uni",
-            {},
-            [](const PassOptions&) { return std::make_unique<UniformBranchesPass>(); }};
+    return declare<NoOptions>(
+        {.name = "uniform-branches",
+         .description = "marks every branch that the divergence analysis proves uniform as bra.uni",
+         .options = {},
+         .create = [](const NoOptions&) { return std::make_unique<UniformBranchesPass>(); },
+         .contract = [](const NoOptions&) -> Contract {
+             return {.preserves = all_conditions(), .promise = Promise::SameCfg};
+         }});
 }
 
 } // namespace cfr::passes

@@ -261,19 +261,25 @@ inline const std::vector<Plant>& convergence_plants() {
     return all;
 }
 
+struct PlantOptions {
+    std::string kernel;
+};
+
 inline passes::PassInfo pass_info(const Plant& plant) {
     const Mutation mutate = plant.mutate;
     const passes::Promise promise = plant.promise;
-    return {plant.name,
-            "planted in tests: breaks one check of the verifier",
-            {{"kernel",
-              "the function to break (default: the first with a conditional branch)",
-              {},
-              ""}},
-            [mutate](const passes::PassOptions& options) -> std::unique_ptr<passes::Pass> {
-                return std::make_unique<PlantedPass>(mutate, options.at("kernel"));
-            },
-            [promise](const passes::PassOptions&) { return promise; }};
+    return passes::declare<PlantOptions>(
+        {.name = plant.name,
+         .description = "planted in tests: breaks one check of the verifier",
+         .options = {passes::text(
+             "kernel", "the function to break (default: the first with a conditional branch)",
+             &PlantOptions::kernel)},
+         .create = [mutate](const PlantOptions& options) -> std::unique_ptr<passes::Pass> {
+             return std::make_unique<PlantedPass>(mutate, options.kernel);
+         },
+         .contract = [promise](const PlantOptions&) -> passes::Contract {
+             return {.promise = promise};
+         }});
 }
 
 // Registers every planted pass once.

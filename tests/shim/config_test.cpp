@@ -61,3 +61,28 @@ TEST_CASE("config: bad values name the variable and what is accepted") {
     CHECK_THAT(error_of({{"CFRJIT_TEST_FAULT", "everything"}}),
                Catch::Contains("CFRJIT_TEST_FAULT"));
 }
+
+TEST_CASE("config: the divergence map is the pass with counters read back, found by its trait") {
+    const Config requested = read({{"HOME", "/h"}, {"CFRJIT_DIVERGENCE_MAP", "1"}});
+    CHECK(requested.divergence_map);
+    CHECK(requested.divergence_map_symbol == "__cfrjit_divergence_map");
+    REQUIRE(requested.pipeline.size() == default_pipeline().size() + 1);
+    CHECK(cfr::passes::counters_of(requested.pipeline.back()));
+
+    const Config named = read({{"HOME", "/h"}, {"CFRJIT_PASSES", "divergence-map<symbol=m>"}});
+    CHECK(named.divergence_map);
+    CHECK(named.divergence_map_symbol == "m");
+
+    CHECK_THAT(error_of({{"HOME", "/h"}, {"CFRJIT_PASSES", "divergence-map,fuse-branches"}}),
+               Catch::Contains("CFRJIT_PASSES=divergence-map,fuse-branches") &&
+                   Catch::Contains("pass 'fuse-branches' after 'divergence-map'"));
+    CHECK_THAT(error_of({{"HOME", "/h"},
+                         {"CFRJIT_POLICY", "adaptive"},
+                         {"CFRJIT_CANDIDATES", "fuse-branches;divergence-map"}}),
+               Catch::Contains("a candidate cannot carry the divergence map"));
+}
+
+TEST_CASE("config: the default pipeline and candidates parse") {
+    CHECK_FALSE(default_pipeline().empty());
+    CHECK(default_candidates().size() == 4);
+}

@@ -62,13 +62,32 @@ void with_profile(std::vector<cfr::passes::PassSpec>& pipeline, const std::strin
         const auto* info = cfr::passes::find_pass(spec.name);
         for (const auto& option : info->options)
             if (option.name == "profile" && !spec.options.count("profile")) {
-                spec.options["profile"] = file;
+                spec = cfr::passes::with_option(spec, "profile", file);
                 used = true;
             }
     }
     if (!used)
         throw cfr::passes::PipelineError("--profile: no pass of the pipeline takes a profile "
                                          "(linearize and blockip-linearize do)");
+}
+
+// A pass's contract with its default options.
+void print_contract(const cfr::passes::Contract& contract) {
+    for (const auto strength : {cfr::passes::Strength::Hard, cfr::passes::Strength::Soft}) {
+        std::string line;
+        for (const auto& requirement : contract.requirements)
+            if (requirement.strength == strength)
+                line += (line.empty() ? "" : ", ") + cfr::passes::to_string(requirement);
+        if (!line.empty())
+            std::cout << "    "
+                      << (strength == cfr::passes::Strength::Hard ? "requires"
+                                                                  : "soft requirements")
+                      << ": " << line << '\n';
+    }
+    std::cout << "    promises (default options): " << cfr::passes::to_string(contract.promise)
+              << '\n';
+    if (contract.traits.counters)
+        std::cout << "    counters read back: " << contract.traits.counters->symbol << '\n';
 }
 
 void print_pass_list() {
@@ -84,6 +103,7 @@ void print_pass_list() {
             }
             std::cout << ", default " << option.default_value << '\n';
         }
+        print_contract(info.contract(info.parse({})));
     }
 }
 
