@@ -206,6 +206,10 @@ std::optional<std::string> cfg_problem(const ptx::Cfg& cfg, const Labels& labels
         if (e.from >= cfg.blocks.size() || e.to > cfg.exit())
             return fmt::format("edge {} -> {} leads out of the function's {} blocks", e.from, e.to,
                                cfg.blocks.size());
+        if (!actual.empty() && std::get<0>(actual.back()) > e.from)
+            return fmt::format("edge {} -> {} stands after an edge of block {}: edges are ordered "
+                               "by their source block",
+                               e.from, e.to, std::get<0>(actual.back()));
         actual.push_back(key_of(e));
     }
     for (BlockId b = 0; b < cfg.blocks.size(); ++b)

@@ -12,41 +12,48 @@
 namespace cfr::ptx {
 namespace {
 
-using LabelBlocks = std::unordered_map<std::string_view, BlockId>;
+// Resolves the cases of a function's brx.idx instructions: its block labels and branch tables,
+// read once, at the first switch.
+class SwitchCases {
+public:
+    explicit SwitchCases(const Cfg& cfg) : cfg_(cfg) {}
 
-LabelBlocks label_blocks(const Cfg& cfg) {
-    LabelBlocks out;
-    for (BlockId b = 0; b < cfg.blocks.size(); ++b) {
-        const auto& statements = cfg.blocks[b].statements;
-        for (size_t i = 0; i < statements.size(); ++i)
-            if (const auto* l = std::get_if<Label>(&statements[i]);
-                l && !is_table_label(statements, i))
-                out.emplace(l->name, b);
+    // Each label resolved to its block; nullopt where one labels no block of the CFG.
+    std::optional<std::vector<BlockId>> of(const Instruction& brx) {
+        if (!read_) read();
+        const auto names =
+            indirect_targets(brx, [&](const std::string& name) -> const BranchTable* {
+                const auto it = tables_.find(name);
+                return it == tables_.end() ? nullptr : &it->second;
+            });
+        std::vector<BlockId> cases;
+        for (const std::string& name : names) {
+            const auto it = blocks_.find(name);
+            if (it == blocks_.end()) return std::nullopt;
+            cases.push_back(it->second);
+        }
+        return cases;
     }
-    return out;
-}
 
-// The cases of a block's brx.idx, each label resolved to its block; nullopt where one labels no
-// block of the CFG.
-std::optional<std::vector<BlockId>> switch_cases(const Cfg& cfg, const Instruction& brx) {
-    std::vector<BranchTable> tables;
-    for (const BasicBlock& block : cfg.blocks)
-        for (BranchTable& t : branch_tables(block.statements))
-            tables.push_back(std::move(t));
-    const auto names = indirect_targets(brx, [&](const std::string& name) -> const BranchTable* {
-        for (const BranchTable& t : tables)
-            if (t.name == name) return &t;
-        return nullptr;
-    });
-    const LabelBlocks blocks = label_blocks(cfg);
-    std::vector<BlockId> cases;
-    for (const std::string& name : names) {
-        const auto it = blocks.find(name);
-        if (it == blocks.end()) return std::nullopt;
-        cases.push_back(it->second);
+private:
+    void read() {
+        read_ = true;
+        for (BlockId b = 0; b < cfg_.blocks.size(); ++b) {
+            const auto& statements = cfg_.blocks[b].statements;
+            for (BranchTable& t : branch_tables(statements))
+                tables_.emplace(t.name, std::move(t));
+            for (size_t i = 0; i < statements.size(); ++i)
+                if (const auto* l = std::get_if<Label>(&statements[i]);
+                    l && !is_table_label(statements, i))
+                    blocks_.emplace(l->name, b);
+        }
     }
-    return cases;
-}
+
+    const Cfg& cfg_;
+    bool read_ = false;
+    std::unordered_map<std::string, BranchTable> tables_;
+    std::unordered_map<std::string_view, BlockId> blocks_;
+};
 
 LeaveKind leave_kind(ControlKind control) {
     switch (control) {
@@ -64,7 +71,7 @@ struct BlockEdges {
     std::optional<BlockId> fall;  // FallThrough
 };
 
-Transfer read_transfer(const Cfg& cfg, BlockId b, const BlockEdges& edges) {
+Transfer read_transfer(const Cfg& cfg, BlockId b, const BlockEdges& edges, SwitchCases& switches) {
     const Instruction* t = cfg.blocks[b].terminator();
     if (!t) return Transfer::fall_through(edges.fall.value_or(cfg.exit()));
     Transfer out;
@@ -75,7 +82,7 @@ Transfer read_transfer(const Cfg& cfg, BlockId b, const BlockEdges& edges) {
     if (t->control() == ControlKind::IndirectBranch) {
         out.kind = Transfer::Kind::Switch;
         out.index = t->operands.front();
-        auto cases = switch_cases(cfg, *t);
+        auto cases = switches.of(*t);
         CFR_INVARIANT(cases.has_value(), "a brx.idx target labels a block of its function");
         out.cases = std::move(*cases);
         return out;
@@ -146,13 +153,23 @@ std::vector<Statement> terminator_for(Cfg& cfg, const Transfer& t, const Operand
     return out;
 }
 
-// Replaces the edges of `b` (edges stay ordered by their source block).
-void replace_edges(Cfg& cfg, BlockId b, std::vector<CfgEdge> edges) {
-    std::erase_if(cfg.edges, [b](const CfgEdge& e) { return e.from == b; });
-    auto at = cfg.edges.end();
-    while (at != cfg.edges.begin() && std::prev(at)->from > b)
-        --at;
-    cfg.edges.insert(at, edges.begin(), edges.end());
+// The edges of `b`: a CFG's edges are ordered by their source block.
+template <typename Edges>
+auto edges_from(Edges& edges, BlockId b) {
+    return std::equal_range(edges.begin(), edges.end(), CfgEdge{b, 0, EdgeKind::Taken},
+                            [](const CfgEdge& x, const CfgEdge& y) { return x.from < y.from; });
+}
+
+// Replaces the edges of `b`, in place where their number stays (a CFG being built block by block
+// only appends).
+void replace_edges(Cfg& cfg, BlockId b, const std::vector<CfgEdge>& edges) {
+    auto [first, last] = edges_from(cfg.edges, b);
+    if (last - first == static_cast<std::ptrdiff_t>(edges.size())) {
+        std::copy(edges.begin(), edges.end(), first);
+        return;
+    }
+    first = cfg.edges.erase(first, last);
+    cfg.edges.insert(first, edges.begin(), edges.end());
 }
 
 } // namespace
@@ -236,9 +253,11 @@ void Transfer::invert() {
 
 Transfer transfer_of(const Cfg& cfg, BlockId block) {
     BlockEdges edges;
-    for (const CfgEdge& e : cfg.edges)
-        if (e.from == block) note(edges, e);
-    return read_transfer(cfg, block, edges);
+    const auto [first, last] = edges_from(cfg.edges, block);
+    for (auto e = first; e != last; ++e)
+        note(edges, *e);
+    SwitchCases switches(cfg);
+    return read_transfer(cfg, block, edges, switches);
 }
 
 std::vector<Transfer> transfers_of(const Cfg& cfg) {
@@ -247,8 +266,9 @@ std::vector<Transfer> transfers_of(const Cfg& cfg) {
         if (e.from < edges.size()) note(edges[e.from], e);
     std::vector<Transfer> out;
     out.reserve(cfg.blocks.size());
+    SwitchCases switches(cfg);
     for (BlockId b = 0; b < cfg.blocks.size(); ++b)
-        out.push_back(read_transfer(cfg, b, edges[b]));
+        out.push_back(read_transfer(cfg, b, edges[b], switches));
     return out;
 }
 
@@ -275,7 +295,7 @@ void set_transfer(Cfg& cfg, BlockId block, const Transfer& transfer, const Fresh
     if (transfer.kind == Transfer::Kind::Switch) {
         const Instruction* old = cfg.blocks[block].terminator();
         if (old && old->control() == ControlKind::IndirectBranch &&
-            switch_cases(cfg, *old) == transfer.cases)
+            SwitchCases(cfg).of(*old) == transfer.cases)
             kept_table = old->operands.back();
     }
     auto code = terminator_for(cfg, transfer, kept_table ? &*kept_table : nullptr, fresh);
