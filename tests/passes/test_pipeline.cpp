@@ -2,6 +2,7 @@
 #include "passes/pipeline.hpp"
 #include "ptx/parser.hpp"
 #include "ptx/printer.hpp"
+#include "two_branch_kernel.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -31,25 +32,7 @@ TEST_CASE("pipeline errors name the problem and the known passes", "[pipeline]")
 }
 
 namespace {
-const char* kModule = R"(.version 8.0
-.target sm_75
-.address_size 64
-
-.visible .entry k(.param .u32 n)
-{
-    .reg .pred %p<3>;
-    .reg .b32 %r<4>;
-    ld.param.u32 %r1, [n];
-    setp.eq.s32 %p1, %r1, 0;
-    @%p1 bra A;
-    mov.u32 %r2, %tid.x;
-    setp.eq.s32 %p2, %r2, 0;
-    @%p2 bra A;
-    mov.u32 %r3, 1;
-A:
-    ret;
-}
-)";
+const char* const kModule = cfr::test::kTwoBranchKernel;
 }
 
 TEST_CASE("uniform-branches marks exactly the uniform branches", "[pipeline]") {
