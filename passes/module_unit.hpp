@@ -8,6 +8,7 @@
 #include "passes/pass.hpp"
 #include "passes/taken_names.hpp"
 #include "ptx/cfg.hpp"
+#include "ptx/control_edit.hpp"
 #include "ptx/ir.hpp"
 
 #include <memory>
@@ -64,6 +65,10 @@ public:
     std::string new_register(ptx::Word type, const std::string& stem);
     // A label name that the function does not use yet.
     std::string new_label(const std::string& stem);
+    // new_label, for the edit layer (ptx/control_edit.hpp) to name the blocks it jumps to.
+    ptx::FreshLabel label_maker() {
+        return [this](const std::string& stem) { return new_label(stem); };
+    }
 
     // Moves the code back into the function's body (laid out anew if it changed); the unit then
     // holds no code.

@@ -47,7 +47,8 @@ std::string at(const ptx::Instruction& instruction, BlockId block) {
 // The labels of a function's blocks and its branch-target tables.
 struct Labels {
     std::unordered_map<std::string_view, BlockId> blocks;
-    std::unordered_map<std::string_view, const ptx::Directive*> tables;
+    // Every table's label; a .calltargets or .callprototype table has no BranchTable.
+    std::unordered_map<std::string_view, std::optional<ptx::BranchTable>> tables;
     std::string duplicate;
 };
 
@@ -62,7 +63,7 @@ Labels collect_labels(const ptx::Cfg& cfg) {
                 labels.blocks.count(label->name) != 0 || labels.tables.count(label->name) != 0;
             if (taken && labels.duplicate.empty()) labels.duplicate = label->name;
             if (is_table_label(statements, i))
-                labels.tables[label->name] = &std::get<ptx::Directive>(statements[i + 1]);
+                labels.tables[label->name] = ptx::branch_table_at(statements, i);
             else
                 labels.blocks[label->name] = b;
         }
@@ -73,8 +74,8 @@ Labels collect_labels(const ptx::Cfg& cfg) {
 std::optional<std::string> branch_target_problem(const ptx::Cfg& cfg, const Labels& labels) {
     const auto missing = [&](std::string_view name) { return labels.blocks.count(name) == 0; };
     for (const auto& [name, table] : labels.tables) {
-        if (table->name != ".branchtargets") continue;
-        for (const auto& entry : ptx::parse_branch_targets(table->text))
+        if (!table) continue;
+        for (const auto& entry : table->targets)
             if (missing(entry))
                 return fmt::format("table {} names {}, which labels no block", name, entry);
     }
@@ -178,13 +179,12 @@ void implied_edges(const ptx::Cfg& cfg, BlockId b, const Labels& labels,
         break;
     case ControlKind::IndirectBranch: {
         std::vector<BlockId> targets;
-        const ptx::Operand& list = t->operands.back();
-        if (list.kind == ptx::Operand::Kind::List)
-            for (const auto& e : list.elements)
-                targets.push_back(labels.blocks.at(e.text));
-        else
-            for (const auto& entry : ptx::parse_branch_targets(labels.tables.at(list.text)->text))
-                targets.push_back(labels.blocks.at(entry));
+        const auto find_table = [&](const std::string& name) -> const ptx::BranchTable* {
+            const auto it = labels.tables.find(name);
+            return it == labels.tables.end() || !it->second ? nullptr : &*it->second;
+        };
+        for (const auto& name : ptx::indirect_targets(*t, find_table))
+            targets.push_back(labels.blocks.at(name));
         std::sort(targets.begin(), targets.end());
         targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
         for (BlockId target : targets)

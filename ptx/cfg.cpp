@@ -67,6 +67,13 @@ std::string where(const Function& function, const SourceLoc& loc) {
 
 } // namespace
 
+std::optional<size_t> terminator_index(std::span<const Statement> statements) {
+    for (size_t i = statements.size(); i-- > 0;)
+        if (const auto* in = std::get_if<Instruction>(&statements[i]))
+            return transfers_control(*in) ? std::optional(i) : std::nullopt;
+    return std::nullopt;
+}
+
 bool transfers_control(const Instruction& instruction) {
     switch (instruction.control()) {
     case ControlKind::Branch:
@@ -98,11 +105,8 @@ const std::string* first_label(Statements statements) {
 
 // The last instruction of a block's statements if it transfers control.
 const Instruction* last_transfer(Statements statements) {
-    for (auto it = statements.rbegin(); it != statements.rend(); ++it) {
-        if (const auto* i = std::get_if<Instruction>(&*it))
-            return transfers_control(*i) ? i : nullptr;
-    }
-    return nullptr;
+    const auto at = terminator_index(statements);
+    return at ? &std::get<Instruction>(statements[*at]) : nullptr;
 }
 
 // Where each block of a body begins: an index into the body per block, in order. Throws
@@ -153,18 +157,22 @@ std::vector<Statements> block_views(const std::vector<Statement>& body,
 // that no block defines and for brx.idx without targets.
 std::vector<CfgEdge> block_edges(const Function& function, const std::vector<Statements>& blocks) {
     std::unordered_map<std::string_view, BlockId> block_of;
-    std::unordered_map<std::string_view, const Directive*> tables;
+    std::unordered_map<std::string, BranchTable> tables;
     for (BlockId b = 0; b < blocks.size(); ++b) {
         const Statements statements = blocks[b];
         for (size_t i = 0; i < statements.size(); ++i) {
             const auto* l = std::get_if<Label>(&statements[i]);
             if (!l) continue;
-            if (is_table_label(statements, i))
-                tables[l->name] = &std::get<Directive>(statements[i + 1]);
-            else
+            if (auto table = branch_table_at(statements, i))
+                tables.emplace(l->name, std::move(*table));
+            else if (!is_table_label(statements, i))
                 block_of[l->name] = b;
         }
     }
+    const auto find_table = [&](const std::string& name) -> const BranchTable* {
+        const auto it = tables.find(name);
+        return it == tables.end() ? nullptr : &it->second;
+    };
     auto resolve = [&](const std::string& name, const SourceLoc& loc) {
         const auto it = block_of.find(name);
         if (it == block_of.end())
@@ -188,18 +196,11 @@ std::vector<CfgEdge> block_edges(const Function& function, const std::vector<Sta
             edges.push_back({b, resolve(t->operands.front().text, t->loc), EdgeKind::Taken});
             break;
         case ControlKind::IndirectBranch: {
-            std::vector<std::string> names;
             const Operand* list = t->operands.empty() ? nullptr : &t->operands.back();
-            if (list && list->kind == Operand::Kind::List) {
-                for (const Operand& e : list->elements)
-                    names.push_back(e.text);
-            } else if (list) {
-                const auto it = tables.find(list->text);
-                if (it == tables.end())
-                    throw CfgError(where(function, t->loc) + ": brx.idx names no .branchtargets " +
-                                   "table: " + list->text);
-                names = parse_branch_targets(it->second->text);
-            }
+            if (list && list->kind != Operand::Kind::List && !find_table(list->text))
+                throw CfgError(where(function, t->loc) + ": brx.idx names no .branchtargets " +
+                               "table: " + list->text);
+            const std::vector<std::string> names = indirect_targets(*t, find_table);
             if (names.empty())
                 throw CfgError(where(function, t->loc) + ": brx.idx without targets");
             std::vector<BlockId> seen;

@@ -5,6 +5,7 @@
 #include "ptx/digraph.hpp"
 #include "ptx/ir.hpp"
 
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -55,6 +56,10 @@ struct Cfg {
 
 // Whether the instruction ends its block: bra, brx.idx, ret, exit, trap (predicated or not).
 bool transfers_control(const Instruction& instruction);
+
+// Where a block's terminator stands among its statements: its last instruction, if that transfers
+// control; nullopt where it has none.
+std::optional<size_t> terminator_index(std::span<const Statement> statements);
 
 // Throws CfgError for what has no CFG (a label used but not defined, control flow inside a nested
 // scope it cannot represent).

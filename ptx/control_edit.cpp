@@ -240,7 +240,7 @@ std::vector<BlockId> Transfer::successors() const {
 }
 
 void Transfer::retarget(BlockId from, BlockId to) {
-    if (kind != Kind::FallThrough && kind != Kind::Switch && target == from) target = to;
+    if (kind == Kind::Jump && target == from) target = to;
     if ((kind == Kind::FallThrough || guard) && next == from) next = to;
     std::replace(cases.begin(), cases.end(), from, to);
 }
@@ -326,13 +326,6 @@ std::string_view control_mnemonic(ControlKind control) {
         return "trap";
     }
     return "";
-}
-
-std::optional<size_t> terminator_index(const std::vector<Statement>& statements) {
-    for (size_t i = statements.size(); i-- > 0;)
-        if (const auto* in = std::get_if<Instruction>(&statements[i]))
-            return transfers_control(*in) ? std::optional(i) : std::nullopt;
-    return std::nullopt;
 }
 
 std::vector<Statement> without_terminator(const BasicBlock& block) {

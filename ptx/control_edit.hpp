@@ -87,9 +87,6 @@ const std::string& ensure_label(Cfg& cfg, BlockId block, const FreshLabel& fresh
 // How an instruction of this control kind is spelled: "bra", "brx.idx", "ret", ...; "" for None.
 std::string_view control_mnemonic(ControlKind control);
 
-// Where a block's terminator stands among its statements; nullopt where it has none.
-std::optional<size_t> terminator_index(const std::vector<Statement>& statements);
-
 // A block's statements without its terminator (statements after it, such as declarations, stay).
 std::vector<Statement> without_terminator(const BasicBlock& block);
 

@@ -34,9 +34,11 @@ BlockEnd end_of(const ptx::Transfer& t) {
     case ptx::Transfer::Kind::Jump:
         end.taken = t.target;
         break;
-    case ptx::Transfer::Kind::Switch:
-        end.taken = t.successors()[t.successors().size() - (t.guard ? 2 : 1)];
+    case ptx::Transfer::Kind::Switch: {
+        const auto successors = t.successors(); // the cases', then a guard's fall-through
+        end.taken = successors[successors.size() - (t.guard ? 2 : 1)];
         break;
+    }
     }
     return end;
 }
@@ -88,7 +90,7 @@ void NodeList::write(passes::FunctionUnit& unit) {
         cfg.blocks.push_back(ptx::BasicBlock{std::move(nodes[n].statements)});
     const auto exit = static_cast<ptx::BlockId>(order.size());
     const auto block = [&](ptx::BlockId n) { return n == kExitNode ? exit : block_of[n]; };
-    const ptx::FreshLabel fresh = [&](const std::string& stem) { return unit.new_label(stem); };
+    const ptx::FreshLabel fresh = unit.label_maker();
     for (size_t i = 0; i < order.size(); ++i)
         ptx::set_transfer(cfg, ptx::BlockId(i), ptx::renumbered(nodes[order[i]].end, block), fresh);
     unit.mutable_cfg() = std::move(cfg);

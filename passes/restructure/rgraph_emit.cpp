@@ -44,9 +44,7 @@ public:
         const auto block_of = [&](NodeId n) {
             return n == graph_.exit ? ptx::BlockId(order_.size()) : ptx::BlockId(index_[n]);
         };
-        const ptx::FreshLabel fresh = [this](const std::string& stem) {
-            return unit_.new_label(stem);
-        };
+        const ptx::FreshLabel fresh = unit_.label_maker();
         for (uint32_t i = 0; i < order_.size(); ++i)
             ptx::set_transfer(cfg, i, ptx::renumbered(transfers[i], block_of), fresh);
         unit_.mutable_cfg() = std::move(cfg);

@@ -28,9 +28,7 @@ public:
                 auto& cfg = function.mutable_code();
                 ptx::Transfer uniform = ptx::transfer_of(cfg, branch.block);
                 uniform.uniform = true;
-                ptx::set_transfer(cfg, branch.block, uniform, [&](const std::string& stem) {
-                    return function.new_label(stem);
-                });
+                ptx::set_transfer(cfg, branch.block, uniform, function.label_maker());
                 report.changed = true;
                 report.count("branches marked uniform");
             }
