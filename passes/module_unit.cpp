@@ -42,6 +42,7 @@ void FunctionUnit::drop_graph_analyses() {
     post_dominators_.reset();
     loops_.reset();
     structure_.reset();
+    tail_structured_.reset();
 }
 
 const Digraph& FunctionUnit::graph() {
@@ -69,6 +70,15 @@ const analysis::StructureReport& FunctionUnit::structure() {
         structure_ = analysis::classify(graph(), cfg_.entry(), cfg_.exit(),
                                         {dominators(), post_dominators(), loops()});
     return *structure_;
+}
+
+bool FunctionUnit::tail_structured() {
+    if (structure_) return structure_->klass <= analysis::StructuralClass::TailStructured;
+    if (!tail_structured_)
+        tail_structured_ = analysis::is_linear(graph(), cfg_.entry(), cfg_.exit()) ||
+                           analysis::contracts(graph(), cfg_.entry(), cfg_.exit(),
+                                               analysis::Rules::TailStructured);
+    return *tail_structured_;
 }
 
 std::string FunctionUnit::fresh_name(std::string_view prefix, const std::string& stem) {

@@ -60,6 +60,8 @@ public:
     const analysis::DominatorTree& post_dominators();
     const analysis::LoopNest& loops();
     const analysis::StructureReport& structure();
+    // Whether the CFG is linear or tail-structured (structure() without the unstructured edges).
+    bool tail_structured();
 
     // Declares a fresh register of the given type (".pred", ".b32") and returns its name.
     std::string new_register(ptx::Word type, const std::string& stem);
@@ -91,6 +93,7 @@ private:
     std::optional<analysis::DominatorTree> post_dominators_;
     std::optional<analysis::LoopNest> loops_;
     std::optional<analysis::StructureReport> structure_;
+    std::optional<bool> tail_structured_;
     // The names in use, as of CFG version taken_version_, and every name handed out since.
     std::optional<TakenNames> taken_;
     unsigned taken_version_ = 0;

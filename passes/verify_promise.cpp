@@ -69,14 +69,6 @@ StructuralClass structural_class(FunctionUnit& function) {
     return StructuralClass::Irreducible;
 }
 
-bool tail_structured(FunctionUnit& function) {
-    const Digraph& g = function.graph();
-    const auto entry = function.cfg().entry();
-    const auto exit = function.cfg().exit();
-    return analysis::is_linear(g, entry, exit) ||
-           analysis::contracts(g, entry, exit, analysis::Rules::TailStructured);
-}
-
 bool has_uniform_branch(const analysis::ModuleDivergence& divergence, const std::string& name) {
     const auto* verdicts = divergence.find(name);
     return verdicts && std::any_of(verdicts->branches.begin(), verdicts->branches.end(),
@@ -147,8 +139,14 @@ bool unsupported_control(const FunctionUnit& function) {
 void Verifier::before(ModuleUnit& unit, Promise promise) {
     before_.clear();
     if (level_ == VerifyLevel::Off) return;
+    // Whether a function had a uniform branch matters only where it is not tail-structured.
+    auto& functions = unit.functions();
     const analysis::ModuleDivergence* divergence =
-        promise == Promise::TailStructuredWhereDivergent ? &unit.divergence() : nullptr;
+        promise == Promise::TailStructuredWhereDivergent &&
+                std::any_of(functions.begin(), functions.end(),
+                            [](FunctionUnit& f) { return !f.tail_structured(); })
+            ? &unit.divergence()
+            : nullptr;
     for (auto& function : unit.functions()) {
         FunctionState state;
         state.version = function.version();
@@ -156,7 +154,8 @@ void Verifier::before(ModuleUnit& unit, Promise promise) {
         state.declarations = function.new_declarations().size();
         switch (promise) {
         case Promise::TailStructuredWhereDivergent:
-            state.uniform_branch = has_uniform_branch(*divergence, function.function().name);
+            state.uniform_branch = divergence && !function.tail_structured() &&
+                                   has_uniform_branch(*divergence, function.function().name);
             [[fallthrough]];
         case Promise::TailStructured:
             state.loops_tail_controlled = loops_problem(function).empty();
@@ -231,7 +230,7 @@ std::string Verifier::promise_problem(FunctionUnit& f, Promise promise, bool rew
         return {};
     case Promise::TailStructured:
     case Promise::TailStructuredWhereDivergent:
-        if (!state || !state->loops_tail_controlled || state->uniform_branch || tail_structured(f))
+        if (!state || !state->loops_tail_controlled || state->uniform_branch || f.tail_structured())
             return {};
         if (!rewritten && holds_convergent(f, *convergent)) return {};
         return fmt::format("promised a tail-structured CFG (its loops were tail-controlled); the "

@@ -7,12 +7,15 @@
 
 namespace {
 
+std::atomic<bool> counting{false};
 std::atomic<uint64_t> allocation_count{0};
 std::atomic<uint64_t> allocated_bytes{0};
 
 void* counted(std::size_t size) {
-    allocation_count.fetch_add(1, std::memory_order_relaxed);
-    allocated_bytes.fetch_add(size, std::memory_order_relaxed);
+    if (counting.load(std::memory_order_relaxed)) {
+        allocation_count.fetch_add(1, std::memory_order_relaxed);
+        allocated_bytes.fetch_add(size, std::memory_order_relaxed);
+    }
     if (void* p = std::malloc(size ? size : 1)) return p;
     throw std::bad_alloc();
 }
@@ -21,7 +24,17 @@ void* counted(std::size_t size) {
 
 namespace cfr::bench {
 
-Allocations allocations_so_far() {
+CountedAllocations::CountedAllocations() {
+    allocation_count = 0;
+    allocated_bytes = 0;
+    counting = true;
+}
+
+CountedAllocations::~CountedAllocations() {
+    counting = false;
+}
+
+Allocations CountedAllocations::so_far() const {
     return {allocation_count.load(), allocated_bytes.load()};
 }
 

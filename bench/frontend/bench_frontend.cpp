@@ -83,16 +83,16 @@ struct Memory {
 };
 
 Memory parse_memory(const std::string& text, const std::string& name) {
-    const cfr::bench::Allocations before = cfr::bench::allocations_so_far();
+    cfr::bench::CountedAllocations counter;
     const auto module = cfr::ptx::parse(text, name);
-    const cfr::bench::Allocations after = cfr::bench::allocations_so_far();
+    const cfr::bench::Allocations made = counter.so_far();
     Memory m;
     for (const auto& item : module.items)
         if (const auto* f = std::get_if<cfr::ptx::Function>(&item); f && f->body)
             m.statements += statements_in(*f->body);
     const double n = static_cast<double>(std::max<size_t>(m.statements, 1));
-    m.allocations = static_cast<double>(after.count - before.count) / n;
-    m.bytes = static_cast<double>(after.bytes - before.bytes) / n;
+    m.allocations = static_cast<double>(made.count) / n;
+    m.bytes = static_cast<double>(made.bytes) / n;
     return m;
 }
 

@@ -27,6 +27,7 @@
 
 #include "passes/analysis/divergence.hpp"
 #include "passes/analysis/loops.hpp"
+#include "passes/analysis/node_marks.hpp"
 #include "passes/convergence_guard.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
@@ -53,33 +54,53 @@ struct HeadEdge {
     NodeId target;
 };
 
+// The marks of the construct being analysed, on the nodes of the graph: in the region, in H, the
+// k of its B_k (or no single one), reached by the topological order. Valid until the next
+// construct starts, which is before any part of this one is restructured.
+struct ConstructMarks {
+    analysis::NodeMarks<> in;
+    analysis::NodeMarks<> in_head;
+    analysis::NodeMarks<int> label{kUnlabelled};
+    analysis::NodeMarks<> seen;
+
+    void clear(size_t graph_size) {
+        in.clear(graph_size);
+        in_head.clear(graph_size);
+        label.clear(graph_size);
+        seen.clear(graph_size);
+    }
+};
+
 // One branch construct of a region (seed 000 IV-B): the head H, ending in the branch b, whose
 // edges f_k start the branch subgraphs B_k; the tail T; the continuation points c_m, the nodes
 // of T (or beyond the region) entered from a B_k; and the exit paths of each B_k.
 struct Construct {
-    explicit Construct(size_t graph_size, const std::vector<NodeId>& region_nodes)
-        : nodes(region_nodes), in(graph_size, 0), in_head(graph_size, 0),
-          label(graph_size, kUnlabelled) {
+    Construct(ConstructMarks& construct_marks, size_t graph_size,
+              const std::vector<NodeId>& region_nodes)
+        : nodes(region_nodes), marks(construct_marks) {
+        marks.clear(graph_size);
         for (NodeId n : nodes)
-            in[n] = 1;
+            marks.in.mark(n);
     }
 
     const std::vector<NodeId>& nodes;
-    std::vector<char> in; // per node of the graph when the region was entered: in the region
-    std::vector<char> in_head;
+    ConstructMarks& marks;
     NodeId b = kNone;
-    std::vector<HeadEdge> heads;             // f_k
-    std::vector<int> label;                  // per node: the k of its B_k, or no single one
-    std::vector<std::vector<NodeId>> branch; // B_k, in topological order
-    std::vector<NodeId> tail;                // T
-    std::vector<NodeId> cont;                // c_m, in order of discovery
-    std::map<NodeId, uint32_t> cont_index;   // c_m -> m
-    std::vector<NodeId> tail_entries;        // the c_m inside the region
+    std::vector<HeadEdge> heads;                               // f_k
+    std::vector<std::vector<NodeId>> branch;                   // B_k, in topological order
+    std::vector<NodeId> tail;                                  // T
+    std::vector<NodeId> cont;                                  // c_m, in order of discovery
+    std::map<NodeId, uint32_t> cont_index;                     // c_m -> m
+    std::vector<NodeId> tail_entries;                          // the c_m inside the region
     std::vector<std::vector<std::pair<NodeId, NodeId>>> exits; // per B_k: its (node, c_m) edges
 
-    bool inside(NodeId n) const { return n < in.size() && in[n]; }
+    bool inside(NodeId n) const { return marks.in.marked(n); }
+    bool in_head(NodeId n) const { return marks.in_head.marked(n); }
+    // Below H in the region: in some B_k or in T.
+    bool below_head(NodeId n) const { return inside(n) && !in_head(n); }
+    int label(NodeId n) const { return marks.label[n]; }
     bool in_branch(NodeId n, size_t k) const {
-        return inside(n) && label[n] == static_cast<int>(k);
+        return inside(n) && label(n) == static_cast<int>(k);
     }
     bool several_exits() const {
         return std::any_of(exits.begin(), exits.end(),
@@ -100,7 +121,7 @@ public:
     // Restructures the region `nodes` entered at `entries` (acyclic; edges may leave it).
     void region(const std::vector<NodeId>& nodes, const std::vector<NodeId>& entries) {
         if (nodes.empty() || entries.empty()) return;
-        Construct c(graph_.nodes.size(), nodes);
+        Construct c(marks_, graph_.nodes.size(), nodes);
         if (!find_head(c, entries)) return; // the region is linear
         split_branches_and_tail(c);
         find_continuation_points(c);
@@ -128,6 +149,8 @@ private:
     BranchReport& report_;
     std::set<std::string> used_vars_;
     unsigned next_var_ = 0;
+    ConstructMarks marks_;
+    std::vector<std::pair<NodeId, size_t>> stack_; // of the depth-first search
 
     const std::vector<NodeId>& succ(NodeId n) const { return graph_.nodes[n].succ; }
 
@@ -141,10 +164,10 @@ private:
             return true;
         }
         NodeId cur = entries.front();
-        c.in_head[cur] = 1;
-        while (succ(cur).size() == 1 && c.inside(succ(cur)[0]) && !c.in_head[succ(cur)[0]]) {
+        c.marks.in_head.mark(cur);
+        while (succ(cur).size() == 1 && c.below_head(succ(cur)[0])) {
             cur = succ(cur)[0];
-            c.in_head[cur] = 1;
+            c.marks.in_head.mark(cur);
         }
         if (succ(cur).size() < 2) return false;
         c.b = cur;
@@ -155,22 +178,23 @@ private:
 
     // B_k: the nodes every path to which passes f_k (labels flow in topological order); T: the
     // rest of the region below H.
-    void split_branches_and_tail(Construct& c) const {
+    void split_branches_and_tail(Construct& c) {
         const auto order = topological_order(c);
         const auto meet = [&](NodeId n, int l) {
-            if (!c.inside(n) || c.in_head[n]) return;
-            c.label[n] = c.label[n] == kUnlabelled || c.label[n] == l ? l : kMixed;
+            if (!c.below_head(n)) return;
+            const int old = c.label(n);
+            c.marks.label.mark(n, old == kUnlabelled || old == l ? l : kMixed);
         };
         for (size_t k = 0; k < c.heads.size(); ++k)
             meet(c.heads[k].target, static_cast<int>(k));
         for (NodeId n : order)
             for (NodeId w : succ(n))
-                meet(w, c.label[n]);
+                meet(w, c.label(n));
         c.branch.resize(c.heads.size());
         for (NodeId n : order)
-            if (c.label[n] >= 0) c.branch[c.label[n]].push_back(n);
+            if (c.label(n) >= 0) c.branch[c.label(n)].push_back(n);
         for (NodeId n : c.nodes)
-            if (!c.in_head[n] && c.label[n] < 0) c.tail.push_back(n);
+            if (!c.in_head(n) && c.label(n) < 0) c.tail.push_back(n);
     }
 
     // The c_m: the targets of the f_k whose B_k is empty, and the nodes outside B_k that edges
@@ -232,7 +256,7 @@ private:
         if (c.b == kNone)
             for (size_t k = 0; k < c.heads.size(); ++k)
                 if (c.branch[k].empty())
-                    virtual_preds[k] = outside_predecessors(c.heads[k].target, c.in);
+                    virtual_preds[k] = outside_predecessors(c.heads[k].target, c);
 
         const std::string p = fresh_var();
         const NodeId e = graph_.add_branch(p, c.cont);
@@ -299,10 +323,10 @@ private:
 
     // The edges (as node and successor slot) into n from outside the region.
     std::vector<std::pair<NodeId, size_t>> outside_predecessors(NodeId n,
-                                                                const std::vector<char>& in) const {
+                                                                const Construct& c) const {
         std::vector<std::pair<NodeId, size_t>> preds;
         for (NodeId u = 0; u < graph_.nodes.size(); ++u) {
-            if (u < in.size() && in[u]) continue;
+            if (c.inside(u)) continue;
             for (size_t s = 0; s < succ(u).size(); ++s)
                 if (succ(u)[s] == n) preds.emplace_back(u, s);
         }
@@ -310,20 +334,21 @@ private:
     }
 
     // The region's nodes below the head, reachable from the head edges, in topological order.
-    std::vector<NodeId> topological_order(const Construct& c) const {
-        std::vector<char> seen(graph_.nodes.size(), 0);
+    std::vector<NodeId> topological_order(const Construct& c) {
+        auto& seen = c.marks.seen;
         std::vector<NodeId> post;
-        std::vector<std::pair<NodeId, size_t>> stack;
+        post.reserve(c.nodes.size());
+        auto& stack = stack_;
         const auto visit = [&](NodeId root) {
-            if (!c.inside(root) || c.in_head[root] || seen[root]) return;
-            seen[root] = 1;
+            if (!c.below_head(root) || seen.marked(root)) return;
+            seen.mark(root);
             stack.emplace_back(root, 0);
             while (!stack.empty()) {
                 auto& [n, next] = stack.back();
                 if (next < succ(n).size()) {
                     const NodeId w = succ(n)[next++];
-                    if (c.inside(w) && !c.in_head[w] && !seen[w]) {
-                        seen[w] = 1;
+                    if (c.below_head(w) && !seen.marked(w)) {
+                        seen.mark(w);
                         stack.emplace_back(w, 0);
                     }
                 } else {
@@ -346,12 +371,6 @@ struct SetAside {
     size_t slot;
     NodeId target;
 };
-
-bool tail_controlled(const analysis::Loop& loop) {
-    if (loop.entries.size() != 1 || loop.back_edges.size() != 1) return false;
-    const NodeId last = loop.back_edges.front().first;
-    return loop.exits.size() == 1 && loop.exits.front().first == last;
-}
 
 } // namespace
 
@@ -399,16 +418,34 @@ BranchReport restructure_branches(RGraph& graph, const BranchOptions& options,
 namespace cfr::passes {
 namespace {
 
+// A function whose CFG is already tail-structured, with every loop tail-controlled in the CFG's
+// own view (so in the restructuring's too, and no repetition edge runs through a jump block): the
+// algorithm would find every construct with one continuation point and leave the function as it
+// is, so it is not run.
+bool already_restructured(FunctionUnit& function) {
+    if (!function.tail_structured()) return false;
+    const auto& loops = function.loops().loops;
+    return std::all_of(loops.begin(), loops.end(), restructure::tail_controlled);
+}
+
 class RestructureBranchesPass : public Pass {
 public:
     explicit RestructureBranchesPass(restructure::BranchOptions options) : options_(options) {}
 
     PassReport run(ModuleUnit& unit) override {
         PassReport report;
+        auto& functions = unit.functions();
+        std::vector<char> to_restructure;
+        for (auto& function : functions)
+            to_restructure.push_back(!already_restructured(function));
+        if (std::find(to_restructure.begin(), to_restructure.end(), 1) == to_restructure.end())
+            return report;
         std::optional<analysis::ModuleDivergence> divergence;
         if (options_.selective) divergence = unit.divergence(); // a copy: emitting changes CFGs
         ConvergenceGuard guard(unit);
-        for (auto& function : unit.functions()) {
+        for (size_t i = 0; i < functions.size(); ++i) {
+            if (!to_restructure[i]) continue;
+            auto& function = functions[i];
             auto graph = restructure::RGraph::from_function(function);
             const analysis::FunctionDivergence* verdicts =
                 divergence ? divergence->find(function.function().name) : nullptr;

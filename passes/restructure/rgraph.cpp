@@ -65,6 +65,12 @@ bool latch_through_jump_block(const RGraph& graph, const ptx::Cfg& cfg) {
     return false;
 }
 
+bool tail_controlled(const analysis::Loop& loop) {
+    if (loop.entries.size() != 1 || loop.back_edges.size() != 1) return false;
+    const NodeId last = loop.back_edges.front().first;
+    return loop.exits.size() == 1 && loop.exits.front().first == last;
+}
+
 const ptx::Instruction* RGraph::convergent_in(NodeId n) const {
     const RNode& node = nodes[n];
     if (node.kind != NodeKind::Original || node.block >= block_convergent.size()) return nullptr;

@@ -43,6 +43,7 @@
 //    first (IV-A), so restructure-branches alone is also correct.
 #pragma once
 
+#include "passes/analysis/loops.hpp"
 #include "passes/analysis/reachability.hpp"
 #include "passes/options.hpp"
 #include "ptx/cfg.hpp"
@@ -131,6 +132,10 @@ bool is_jump_block(const ptx::BasicBlock& block);
 // repetition edge of a loop (a retreating edge): emitting the graph then makes the loop
 // tail-controlled in the PTX too.
 bool latch_through_jump_block(const RGraph& graph, const ptx::Cfg& cfg);
+
+// Whether a loop has the tail-controlled shape above: one entry node, one repetition edge, and one
+// exit edge, which leaves from the repetition edge's source.
+bool tail_controlled(const analysis::Loop& loop);
 
 // Fresh variable names for q, r, p: unit.new_register(ptx::Type::B32, stem) in a pass.
 using FreshVariable = std::function<std::string(const std::string& stem)>;
