@@ -418,14 +418,24 @@ BranchReport restructure_branches(RGraph& graph, const BranchOptions& options,
 namespace cfr::passes {
 namespace {
 
+bool has_multiway_branch(const ptx::Cfg& cfg) {
+    const auto& edges = cfg.edges; // ordered by source
+    for (size_t i = 0; i + 2 < edges.size(); ++i)
+        if (edges[i].from == edges[i + 2].from) return true;
+    return false;
+}
+
 // A function whose CFG is already tail-structured, with every loop tail-controlled in the CFG's
-// own view (so in the restructuring's too, and no repetition edge runs through a jump block): the
-// algorithm would find every construct with one continuation point and leave the function as it
-// is, so it is not run.
+// own view (so in the restructuring's too, and no repetition edge runs through a jump block), and
+// no n-way branch with a repeated target (which the classifier counts once): the algorithm would
+// find one continuation point for every construct and leave the function as it is
+// (test_restructure_branches.cpp checks this on random structured graphs), so it is not run.
 bool already_restructured(FunctionUnit& function) {
     if (!function.tail_structured()) return false;
     const auto& loops = function.loops().loops;
-    return std::all_of(loops.begin(), loops.end(), restructure::tail_controlled);
+    if (!std::all_of(loops.begin(), loops.end(), restructure::tail_controlled)) return false;
+    return !has_multiway_branch(function.cfg()) ||
+           !restructure::repeats_multiway_target(restructure::RGraph::from_function(function));
 }
 
 class RestructureBranchesPass : public Pass {

@@ -71,6 +71,15 @@ bool tail_controlled(const analysis::Loop& loop) {
     return loop.exits.size() == 1 && loop.exits.front().first == last;
 }
 
+bool repeats_multiway_target(const RGraph& graph) {
+    return std::any_of(graph.nodes.begin(), graph.nodes.end(), [](const RNode& node) {
+        if (node.succ.size() <= 2) return false;
+        std::vector<NodeId> targets = node.succ;
+        std::sort(targets.begin(), targets.end());
+        return std::adjacent_find(targets.begin(), targets.end()) != targets.end();
+    });
+}
+
 const ptx::Instruction* RGraph::convergent_in(NodeId n) const {
     const RNode& node = nodes[n];
     if (node.kind != NodeKind::Original || node.block >= block_convergent.size()) return nullptr;

@@ -137,6 +137,10 @@ bool latch_through_jump_block(const RGraph& graph, const ptx::Cfg& cfg);
 // exit edge, which leaves from the repetition edge's source.
 bool tail_controlled(const analysis::Loop& loop);
 
+// Whether a node with more than two successors has one of them twice (a brx.idx whose table
+// repeats a target). The classifier counts parallel edges once, the branch restructuring does not.
+bool repeats_multiway_target(const RGraph& graph);
+
 // Fresh variable names for q, r, p: unit.new_register(ptx::Type::B32, stem) in a pass.
 using FreshVariable = std::function<std::string(const std::string& stem)>;
 

@@ -381,6 +381,13 @@ TEST_CASE("random acyclic graphs become tail-structured and keep their paths",
         g.exit = static_cast<NodeId>(n - 1);
         INFO("round " << round);
         const RGraph before = g;
+        // What the pass's shortcut rests on: a graph that is already tail-structured, and has no
+        // n-way branch (n > 2) with a repeated target, is left as it is.
+        if (tail_structured(before) && !cfr::restructure::repeats_multiway_target(before)) {
+            RGraph same = before;
+            CHECK_FALSE(restructure_branches(same, BranchOptions{}).changed());
+            CHECK(same.digraph().succ == before.digraph().succ);
+        }
         RGraph n_way = g;
         BranchOptions options;
         options.lower = false;
@@ -393,5 +400,89 @@ TEST_CASE("random acyclic graphs become tail-structured and keep their paths",
         restructure_branches(g, options);
         check_same_paths(before, g, 6);
         CHECK(tail_structured(g));
+        RGraph again = g;
+        CHECK_FALSE(restructure_branches(again, options).changed());
+        CHECK(again.digraph().succ == g.digraph().succ);
+    }
+}
+
+namespace {
+
+// Random structured code, built from the inside out: each piece continues at `next` and returns
+// its entry. If-then, if-else, n-way branches with distinct arms, a branch whose two edges reach
+// the same node, sequences, and do-while loops (tail-controlled: a header, and a latch that
+// either repeats or leaves).
+class StructuredGraphs {
+public:
+    explicit StructuredGraphs(uint32_t seed) : rng_(seed) {}
+
+    RGraph next_graph() {
+        RGraph g;
+        g.exit = node(g, {});
+        g.nodes[g.exit].kind = NodeKind::Exit;
+        g.entry = node(g, {piece(g, g.exit, 0)});
+        return g;
+    }
+
+private:
+    std::mt19937 rng_;
+
+    NodeId node(RGraph& g, std::vector<NodeId> succ) {
+        cfr::restructure::RNode n;
+        n.kind = NodeKind::Original;
+        n.block = static_cast<uint32_t>(g.nodes.size());
+        n.succ = std::move(succ);
+        g.nodes.push_back(std::move(n));
+        return static_cast<NodeId>(g.nodes.size() - 1);
+    }
+
+    // Each construct has a join of its own, as the contraction rules ask.
+    NodeId piece(RGraph& g, NodeId next, int depth) {
+        const int kind = depth > 4 ? 0 : std::uniform_int_distribution<int>(0, 6)(rng_);
+        if (kind == 0) return node(g, {next});
+        if (kind == 1) return piece(g, piece(g, next, depth + 1), depth + 1); // sequence
+        const NodeId join = node(g, {next});
+        switch (kind) {
+        case 2: // if-then
+            return node(g, {piece(g, join, depth + 1), join});
+        case 3: // if-else
+            return node(g, {piece(g, join, depth + 1), piece(g, join, depth + 1)});
+        case 4: { // n-way branch
+            std::vector<NodeId> arms;
+            for (int k = std::uniform_int_distribution<int>(3, 4)(rng_); k > 0; --k)
+                arms.push_back(piece(g, join, depth + 1));
+            return node(g, arms);
+        }
+        case 5: // both edges to one node
+            return node(g, {join, join});
+        default: { // do-while
+            const NodeId latch = node(g, {});
+            const NodeId header = node(g, {piece(g, latch, depth + 1)});
+            g.nodes[latch].succ = {header, join};
+            return header;
+        }
+        }
+    }
+};
+
+} // namespace
+
+TEST_CASE("structured graphs, loops tail-controlled, are left as they are",
+          "[restructure-branches]") {
+    // What the pass's shortcut for already tail-structured functions rests on.
+    StructuredGraphs graphs(7);
+    for (int round = 0; round < 400; ++round) {
+        const RGraph before = graphs.next_graph();
+        INFO("round " << round << ", " << before.nodes.size() << " nodes");
+        REQUIRE(tail_structured(before));
+        for (const bool lower : {false, true}) {
+            RGraph g = before;
+            BranchOptions options;
+            options.lower = lower;
+            const BranchReport report = restructure_branches(g, options);
+            CHECK_FALSE(report.changed());
+            CHECK(report.loops_not_tail_controlled == 0);
+            CHECK(g.digraph().succ == before.digraph().succ);
+        }
     }
 }

@@ -133,6 +133,28 @@ J:
     ret;
 )");
 
+// A guarded three-way switch that falls through to one of its cases, C0: tail-structured to the
+// classifier, which counts the two edges into C0 once, but two continuation points to the branch
+// restructuring.
+const std::string kSwitchRepeatedCase = kernel(R"(
+    mov.u32 %r3, 0;
+    rem.u32 %r4, %r2, 3;
+    setp.lt.u32 %p1, %r2, 40;
+    ts: .branchtargets C1, C2, C0;
+    @%p1 brx.idx %r4, ts;
+C0:
+    add.u32 %r3, %r3, 1;
+    bra J;
+C1:
+    add.u32 %r3, %r3, 10;
+    bra J;
+C2:
+    add.u32 %r3, %r3, 100;
+J:
+    st.global.u32 [%rd5], %r3;
+    ret;
+)");
+
 // A four-way switch whose cases each have a body of their own and leave to two different joins.
 const std::string kSwitchTwoJoins = kernel(R"(
     mov.u32 %r3, 0;
@@ -203,6 +225,12 @@ TEST_CASE("restructure-branches on PTX: class, ptxas and the emulator agree",
     CHECK(counter(sw.reports[0], "constructs restructured") >= 1);
     check_restructured(kSwitch, "restructure-branches", true);
     check_restructured(kSwitch, "restructure-branches<cascade=breadth-first>", true);
+
+    // Not taken for already restructured: the repeated case is restructured as before.
+    const auto repeated = run_pipeline_on(kSwitchRepeatedCase, "restructure-branches");
+    CHECK(repeated.reports[0].changed);
+    CHECK(counter(repeated.reports[0], "constructs restructured") == 1);
+    check_restructured(kSwitchRepeatedCase, "restructure-branches", true);
 }
 
 TEST_CASE("restructure-branches after the loop passes", "[restructure-branches]") {
