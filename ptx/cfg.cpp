@@ -10,6 +10,7 @@
 #include "ptx/cfg.hpp"
 
 #include "ptx/branch_table.hpp"
+#include "ptx/name_index.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -156,7 +157,7 @@ std::vector<Statements> block_views(const std::vector<Statement>& body,
 // The edges of blocks whose statements are `blocks`. Throws CfgError for a branch to a label
 // that no block defines and for brx.idx without targets.
 std::vector<CfgEdge> block_edges(const Function& function, const std::vector<Statements>& blocks) {
-    std::unordered_map<std::string_view, BlockId> block_of;
+    NameIndex block_of(blocks.size());
     std::unordered_map<std::string, BranchTable> tables;
     for (BlockId b = 0; b < blocks.size(); ++b) {
         const Statements statements = blocks[b];
@@ -166,7 +167,7 @@ std::vector<CfgEdge> block_edges(const Function& function, const std::vector<Sta
             if (auto table = branch_table_at(statements, i))
                 tables.emplace(l->name, std::move(*table));
             else if (!is_table_label(statements, i))
-                block_of[l->name] = b;
+                block_of.assign(l->name, b);
         }
     }
     const auto find_table = [&](const std::string& name) -> const BranchTable* {
@@ -174,10 +175,9 @@ std::vector<CfgEdge> block_edges(const Function& function, const std::vector<Sta
         return it == tables.end() ? nullptr : &it->second;
     };
     auto resolve = [&](const std::string& name, const SourceLoc& loc) {
-        const auto it = block_of.find(name);
-        if (it == block_of.end())
-            throw CfgError(where(function, loc) + ": branch to undefined label " + name);
-        return it->second;
+        const uint32_t* block = block_of.find(name);
+        if (!block) throw CfgError(where(function, loc) + ": branch to undefined label " + name);
+        return *block;
     };
 
     std::vector<CfgEdge> edges;
@@ -254,10 +254,9 @@ const Instruction* BasicBlock::terminator() const {
 }
 
 Digraph Cfg::graph() const {
-    Digraph g(blocks.size() + 1);
-    for (const CfgEdge& e : edges)
-        g.add_edge(e.from, e.to);
-    return g;
+    return Digraph::from_edges(blocks.size() + 1, edges, [](const CfgEdge& e) {
+        return std::pair{e.from, e.to};
+    });
 }
 
 Cfg build_cfg(const Function& function) {

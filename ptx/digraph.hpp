@@ -26,6 +26,28 @@ struct Digraph {
         succ[from].push_back(to);
         pred[to].push_back(from);
     }
+
+    // The graph of `nodes` nodes with the edges `edges` yields as {from, to} pairs, each list
+    // allocated once at its final size.
+    template <typename Edges, typename Ends>
+    static Digraph from_edges(size_t nodes, const Edges& edges, Ends ends) {
+        Digraph g(nodes);
+        std::vector<uint32_t> out(nodes, 0), in(nodes, 0);
+        for (const auto& e : edges) {
+            const auto [from, to] = ends(e);
+            ++out[from];
+            ++in[to];
+        }
+        for (size_t n = 0; n < nodes; ++n) {
+            g.succ[n].reserve(out[n]);
+            g.pred[n].reserve(in[n]);
+        }
+        for (const auto& e : edges) {
+            const auto [from, to] = ends(e);
+            g.add_edge(from, to);
+        }
+        return g;
+    }
 };
 
 } // namespace cfr

@@ -233,6 +233,36 @@ Token Lexer::lex_number(Token t) {
     return t;
 }
 
+size_t Lexer::statements_in_braces(uint32_t open) const {
+    size_t statements = 0;
+    int depth = 0;
+    for (size_t i = open; i < src_.size(); ++i) {
+        const char c = src_[i];
+        if (c == '{') {
+            ++depth;
+        } else if (c == '}') {
+            if (--depth == 0) return statements;
+        } else if (c == ';') {
+            ++statements;
+        } else if (c == ':') {
+            const bool scope_colons =
+                (i + 1 < src_.size() && src_[i + 1] == ':') || (i > 0 && src_[i - 1] == ':');
+            if (!scope_colons) ++statements;
+        } else if (c == '"') {
+            while (++i < src_.size() && src_[i] != '"' && src_[i] != '\n')
+                if (src_[i] == '\\') ++i;
+        } else if (c == '/' && i + 1 < src_.size() && src_[i + 1] == '/') {
+            while (i < src_.size() && src_[i] != '\n')
+                ++i;
+        } else if (c == '/' && i + 1 < src_.size() && src_[i + 1] == '*') {
+            const size_t end = src_.find("*/", i + 2);
+            if (end == std::string_view::npos) return 0;
+            i = end + 1;
+        }
+    }
+    return 0;
+}
+
 std::string Lexer::braced_lines() {
     uint32_t open_line = line_, open_col = col() - 1;
     std::string out;

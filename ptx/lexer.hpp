@@ -49,6 +49,11 @@ public:
     // surrounding whitespace trimmed, joined by '\n'.
     std::string braced_lines();
 
+    // About how many statements the braces opened at `open` (the offset of a '{') hold, nested
+    // ones included: the ';' and label colons up to the matching '}', outside comments and
+    // strings. For reserving; 0 where the braces do not close.
+    size_t statements_in_braces(uint32_t open) const;
+
     uint32_t line() const { return line_; }
     uint32_t col() const { return static_cast<uint32_t>(pos_ - line_start_ + 1); }
 

@@ -91,6 +91,13 @@ struct StringHash {
 };
 using NameSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 
+// Register prefixes are a few characters long: compared in place, without a call.
+bool starts_with(std::string_view name, std::string_view prefix) {
+    for (size_t i = 0; i < prefix.size(); ++i)
+        if (name[i] != prefix[i]) return false;
+    return true;
+}
+
 // The registers declared by .reg in one { } scope.
 struct RegisterScope {
     NameSet names;
@@ -98,7 +105,7 @@ struct RegisterScope {
 
     bool declares(std::string_view name) const {
         for (const auto& [prefix, count] : ranges) {
-            if (name.size() <= prefix.size() || !name.starts_with(prefix)) continue;
+            if (name.size() <= prefix.size() || !starts_with(name, prefix)) continue;
             std::string_view digits = name.substr(prefix.size());
             if (digits.size() > 1 && digits[0] == '0') continue;
             uint64_t n = 0;
@@ -467,7 +474,7 @@ Function Parser::function(std::vector<std::string> linkage) {
     registers_.emplace_back();
     declare_registers(f.returns, 0);
     declare_registers(f.params, 0);
-    f.body.emplace();
+    f.body.emplace().reserve(lex_.statements_in_braces(open.offset));
     block(*f.body, open, 1);
     resolve_labels(*f.body);
     return f;
@@ -577,14 +584,15 @@ void Parser::instruction(Instruction& ins) {
 }
 
 void Parser::name_operand(Operand& op) {
-    op.text.assign(cur_.text);
-    advance();
-    if (op.text == "_") {
+    const std::string_view name = cur_.text;
+    if (name == "_") {
+        advance();
         op.kind = Operand::Kind::Sink;
-        op.text.clear();
         return;
     }
-    if (op.text == "WARP_SZ") {
+    op.text.assign(name);
+    advance();
+    if (name == "WARP_SZ") {
         op.kind = Operand::Kind::Immediate;
         return;
     }
@@ -674,20 +682,22 @@ void Parser::element_list(Operand& op, int depth) {
     } while (accept_punct(','));
 }
 
-void collect_labels(const std::vector<Statement>& body, std::unordered_set<std::string_view>& out) {
+void collect_labels(const std::vector<Statement>& body, std::vector<std::string_view>& out) {
     for (const auto& s : body) {
         if (auto* l = std::get_if<Label>(&s))
-            out.insert(l->name);
+            out.push_back(l->name);
         else if (auto* sc = std::get_if<Scope>(&s))
             collect_labels(sc->statements, out);
     }
 }
 
-void mark_labels(std::vector<Statement>& body, const std::unordered_set<std::string_view>& labels) {
+// `labels` is sorted.
+void mark_labels(std::vector<Statement>& body, const std::vector<std::string_view>& labels) {
     for (auto& s : body) {
         if (auto* ins = std::get_if<Instruction>(&s)) {
             for (auto& op : ins->operands)
-                if (op.kind == Operand::Kind::Symbol && op.offset == 0 && labels.count(op.text))
+                if (op.kind == Operand::Kind::Symbol && op.offset == 0 &&
+                    std::binary_search(labels.begin(), labels.end(), std::string_view(op.text)))
                     op.kind = Operand::Kind::Label;
         } else if (auto* sc = std::get_if<Scope>(&s)) {
             mark_labels(sc->statements, labels);
@@ -696,9 +706,11 @@ void mark_labels(std::vector<Statement>& body, const std::unordered_set<std::str
 }
 
 void Parser::resolve_labels(std::vector<Statement>& body) {
-    std::unordered_set<std::string_view> labels;
+    std::vector<std::string_view> labels;
     collect_labels(body, labels);
-    if (!labels.empty()) mark_labels(body, labels);
+    if (labels.empty()) return;
+    std::sort(labels.begin(), labels.end());
+    mark_labels(body, labels);
 }
 
 void Parser::top_level(Module& m) {

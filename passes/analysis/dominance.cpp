@@ -58,9 +58,15 @@ DominatorTree finish(std::vector<NodeId> idom, NodeId root) {
     const size_t n = idom.size();
     t.idom = std::move(idom);
     t.root = root;
-    t.children.assign(n, {});
+    t.child_start.assign(n + 1, 0);
     for (NodeId v = 0; v < n; ++v)
-        if (t.idom[v] != kNoNode) t.children[t.idom[v]].push_back(v);
+        if (t.idom[v] != kNoNode) ++t.child_start[t.idom[v] + 1];
+    for (size_t v = 0; v < n; ++v)
+        t.child_start[v + 1] += t.child_start[v];
+    t.child_list.resize(t.child_start[n]);
+    std::vector<uint32_t> filled(t.child_start.begin(), t.child_start.end() - 1);
+    for (NodeId v = 0; v < n; ++v)
+        if (t.idom[v] != kNoNode) t.child_list[filled[t.idom[v]]++] = v;
     t.enter.assign(n, 0);
     t.leave.assign(n, 0);
     uint32_t clock = 1;
@@ -68,8 +74,8 @@ DominatorTree finish(std::vector<NodeId> idom, NodeId root) {
     t.enter[root] = clock++;
     while (!stack.empty()) {
         auto& [v, next] = stack.back();
-        if (next < t.children[v].size()) {
-            const NodeId c = t.children[v][next++];
+        if (next < t.children(v).size()) {
+            const NodeId c = t.children(v)[next++];
             t.enter[c] = clock++;
             stack.push_back({c, 0});
         } else {

@@ -16,6 +16,7 @@
 #include "ptx/digraph.hpp"
 
 #include <limits>
+#include <span>
 #include <vector>
 
 namespace cfr::analysis {
@@ -25,7 +26,10 @@ inline constexpr NodeId kNoNode = std::numeric_limits<NodeId>::max();
 struct DominatorTree {
     std::vector<NodeId> idom;
     NodeId root = kNoNode;
-    std::vector<std::vector<NodeId>> children; // ascending node order
+    // The nodes n immediately dominates, in ascending order.
+    std::span<const NodeId> children(NodeId n) const {
+        return {child_list.data() + child_start[n], child_start[n + 1] - child_start[n]};
+    }
 
     bool in_tree(NodeId n) const { return n == root || idom[n] != kNoNode; }
     // a dominates b (reflexive). False where either is not in the tree.
@@ -38,6 +42,10 @@ struct DominatorTree {
     // leave[b] <= leave[a].
     std::vector<uint32_t> enter;
     std::vector<uint32_t> leave;
+
+    // children(n) is child_list[child_start[n] .. child_start[n + 1]).
+    std::vector<uint32_t> child_start;
+    std::vector<NodeId> child_list;
 };
 
 DominatorTree dominators(const Digraph& g, NodeId entry);

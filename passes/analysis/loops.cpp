@@ -130,19 +130,29 @@ private:
         };
         const uint32_t count = components_.run(
             g_, nodes, [&](NodeId, NodeId v) { return stamp_[v] == region && !is_removed(v); });
-        std::vector<std::vector<NodeId>> members(count);
+        // The members of each component, ascending, in one array: component c holds
+        // members[start[c] .. start[c + 1]).
+        std::vector<uint32_t> start(count + 1, 0);
         for (NodeId v : nodes)
-            members[components_.component(v)].push_back(v);
+            ++start[components_.component(v) + 1];
+        for (uint32_t c = 0; c < count; ++c)
+            start[c + 1] += start[c];
+        std::vector<NodeId> members(nodes.size());
+        std::vector<uint32_t> filled(start.begin(), start.end() - 1);
+        for (NodeId v : nodes)
+            members[filled[components_.component(v)]++] = v;
         const auto has_self_loop = [&](NodeId v) {
             const auto& s = g_.succ[v];
             return !is_removed(v) && std::find(s.begin(), s.end(), v) != s.end();
         };
         // Outer-to-inner order of the condensation: highest component number first.
         for (uint32_t c = count; c-- > 0;) {
-            if (members[c].size() == 1 && !has_self_loop(members[c].front())) continue;
+            const auto first = members.begin() + start[c], last = members.begin() + start[c + 1];
+            if (last - first == 1 && !has_self_loop(*first)) continue;
+            std::vector<NodeId> body(first, last);
             const uint32_t inside = ++last_stamp_;
-            const int index = add_loop(members[c], inside, parent, depth);
-            decompose(std::move(members[c]), inside, index, depth + 1);
+            const int index = add_loop(body, inside, parent, depth);
+            decompose(std::move(body), inside, index, depth + 1);
         }
     }
 

@@ -125,14 +125,14 @@ Digraph RGraph::digraph() const {
 }
 
 Digraph RGraph::digraph(const std::vector<SlotEdge>& without) const {
-    Digraph g(nodes.size());
+    std::vector<std::pair<NodeId, NodeId>> edges;
     for (NodeId n = 0; n < nodes.size(); ++n)
         for (uint32_t slot = 0; slot < nodes[n].succ.size(); ++slot) {
             const SlotEdge edge{n, slot, nodes[n].succ[slot]};
             if (std::find(without.begin(), without.end(), edge) == without.end())
-                g.add_edge(n, edge.to);
+                edges.emplace_back(n, edge.to);
         }
-    return g;
+    return Digraph::from_edges(nodes.size(), edges, [](const auto& edge) { return edge; });
 }
 
 analysis::Reached RGraph::reached() const {

@@ -13,7 +13,9 @@ TEST_CASE("dominators of a diamond with a dead node") {
     const DominatorTree t = dominators(g, 0);
     CHECK(t.root == 0);
     CHECK(t.idom == std::vector<NodeId>{kNoNode, 0, 0, 0, 3, kNoNode});
-    CHECK(t.children[0] == std::vector<NodeId>{1, 2, 3});
+    const auto children = t.children(0);
+    CHECK(std::vector<NodeId>(children.begin(), children.end()) == std::vector<NodeId>{1, 2, 3});
+    CHECK(t.children(4).empty());
     CHECK(t.dominates(0, 4));
     CHECK(t.dominates(3, 3));
     CHECK_FALSE(t.strictly_dominates(3, 3));

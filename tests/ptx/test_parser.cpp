@@ -1,4 +1,5 @@
 // Parser unit tests: statements, declarations, operands and identifier resolution.
+#include "ptx/lexer.hpp"
 #include "ptx/parser.hpp"
 
 #include <catch2/catch.hpp>
@@ -253,4 +254,21 @@ TEST_CASE("source locations take no part in equality", "[parser]") {
     Module a = parse(std::string(header) + ".entry k()\n{\nret;\n}\n");
     Module b = parse(std::string(header) + "\n\n.entry   k( )  {   ret ; }");
     CHECK(bool(a == b));
+}
+
+TEST_CASE("a function body's statements are counted ahead for reserving", "[parser][lexer]") {
+    const std::string text = "{ .reg .b32 %r<3>; .reg .pred %p; // a comment; with { braces }\n"
+                             "L: ld.shared::cta.u32 %r1, [x]; /* ; */ { .pragma \"no}unroll;\"; }\n"
+                             "@%p bra L; }";
+    const cfr::ptx::Lexer lexer(text);
+    // Two .reg, the label, ld, .pragma (inside the nested scope), bra: '::' and what comments and
+    // strings hold do not count.
+    CHECK(lexer.statements_in_braces(0) == 6);
+    CHECK(cfr::ptx::Lexer("{ mov.u32 %r1, 0;").statements_in_braces(0) == 0);
+
+    // What the count is for: the body is parsed the same with it.
+    const auto module = parse(std::string(header) + ".entry k() " + text);
+    const auto& body = *std::get<Function>(module.items[0]).body;
+    CHECK(body.size() == 6); // the nested scope is one statement
+    CHECK(body.capacity() >= body.size());
 }

@@ -1,0 +1,67 @@
+// Names to numbers, for the lookups a function's labels and registers need: one array of slots
+// (open addressing, linear probing), sized once for the names expected, with no allocation per
+// name. The names are views; what they view must outlive the index.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace cfr::ptx {
+
+class NameIndex {
+public:
+    explicit NameIndex(size_t expected = 0) { reserve(expected); }
+
+    // Maps `name` to `value`, replacing the value it had.
+    void assign(std::string_view name, uint32_t value) {
+        if ((size_ + 1) * 2 > slots_.size()) reserve(std::max<size_t>(8, size_ * 2 + 2));
+        Slot& slot = slots_[index_of(slots_, name)];
+        if (!slot.used) ++size_;
+        slot = {name, value, true};
+    }
+    // The value of `name`, or nullptr.
+    const uint32_t* find(std::string_view name) const {
+        if (slots_.empty()) return nullptr;
+        const Slot& slot = slots_[index_of(slots_, name)];
+        return slot.used ? &slot.value : nullptr;
+    }
+    size_t size() const { return size_; }
+
+private:
+    struct Slot {
+        std::string_view name;
+        uint32_t value = 0;
+        bool used = false;
+    };
+    std::vector<Slot> slots_; // a power of two, at most half full
+    size_t size_ = 0;
+
+    static uint64_t hash(std::string_view name) { // FNV-1a
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (const char c : name)
+            h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+        return h;
+    }
+    // The slot that holds `name`, or the free one where it would go.
+    static size_t index_of(const std::vector<Slot>& slots, std::string_view name) {
+        const size_t mask = slots.size() - 1;
+        for (size_t i = hash(name);; ++i) {
+            const Slot& slot = slots[i & mask];
+            if (!slot.used || slot.name == name) return i & mask;
+        }
+    }
+    void reserve(size_t names) {
+        size_t capacity = 8;
+        while (capacity < names * 2)
+            capacity *= 2;
+        if (capacity <= slots_.size()) return;
+        std::vector<Slot> bigger(capacity);
+        for (const Slot& slot : slots_)
+            if (slot.used) bigger[index_of(bigger, slot.name)] = slot;
+        slots_ = std::move(bigger);
+    }
+};
+
+} // namespace cfr::ptx
