@@ -234,9 +234,18 @@ Token Lexer::lex_number(Token t) {
 }
 
 size_t Lexer::statements_in_braces(uint32_t open) const {
+    static constexpr std::array<bool, 256> counted = [] {
+        std::array<bool, 256> t{};
+        for (const char c : std::string_view("{};:\"/"))
+            t[static_cast<unsigned char>(c)] = true;
+        return t;
+    }();
     size_t statements = 0;
     int depth = 0;
     for (size_t i = open; i < src_.size(); ++i) {
+        while (i < src_.size() && !counted[static_cast<unsigned char>(src_[i])])
+            ++i;
+        if (i == src_.size()) break;
         const char c = src_[i];
         if (c == '{') {
             ++depth;

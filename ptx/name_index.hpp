@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string_view>
 #include <vector>
 
@@ -38,12 +39,7 @@ private:
     std::vector<Slot> slots_; // a power of two, at most half full
     size_t size_ = 0;
 
-    static uint64_t hash(std::string_view name) { // FNV-1a
-        uint64_t h = 0xcbf29ce484222325ull;
-        for (const char c : name)
-            h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
-        return h;
-    }
+    static size_t hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
     // The slot that holds `name`, or the free one where it would go.
     static size_t index_of(const std::vector<Slot>& slots, std::string_view name) {
         const size_t mask = slots.size() - 1;
