@@ -156,7 +156,7 @@ bool ModuleDecoder::initialise_variables() {
 void ModuleDecoder::lay_out_local_shared() {
     auto scan = [&](auto&& self, const std::vector<ptx::Statement>& body) -> void {
         for (auto& st : body) {
-            if (auto* v = std::get_if<ptx::Variable>(&st);
+            if (auto* v = ptx::variable_of(st);
                 v && v->space == ptx::StateSpace::Shared) {
                 uint32_t off = align_up(p_.static_shared_bytes, var_align(*v));
                 p_.static_shared_bytes = off + uint32_t(var_bytes(*v));

@@ -229,7 +229,7 @@ void FunctionDecoder::resolve_branches() {
 void FunctionDecoder::statements(const std::vector<ptx::Statement>& body) {
     std::string last_label;
     for (auto& st : body) {
-        if (auto* v = std::get_if<ptx::Variable>(&st)) {
+        if (auto* v = ptx::variable_of(st)) {
             declare(*v);
         } else if (auto* l = std::get_if<ptx::Label>(&st)) {
             labels_[l->name] = uint32_t(p_.code.size());

@@ -48,7 +48,7 @@ void TakenNames::add(const ptx::Variable& variable) {
 void TakenNames::add(const ptx::Statement& statement) {
     if (const auto* label = std::get_if<ptx::Label>(&statement)) {
         names_.insert(label->name);
-    } else if (const auto* variable = std::get_if<ptx::Variable>(&statement)) {
+    } else if (const auto* variable = ptx::variable_of(statement)) {
         add(*variable);
     } else if (const auto* scope = std::get_if<ptx::Scope>(&statement)) {
         for (const auto& inner : scope->statements)

@@ -283,7 +283,7 @@ private:
 
     void declare_all(const std::vector<ptx::Statement>& statements) {
         for (const auto& s : statements) {
-            if (const auto* v = std::get_if<ptx::Variable>(&s)) declare(*v);
+            if (const auto* v = ptx::variable_of(s)) declare(*v);
             if (const auto* l = std::get_if<ptx::Label>(&s)) others_.insert(l->name);
             if (const auto* scope = std::get_if<ptx::Scope>(&s)) declare_all(scope->statements);
         }

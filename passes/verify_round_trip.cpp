@@ -46,7 +46,7 @@ std::string describe(const ptx::Statement& s) {
     std::string text;
     if (const auto* in = std::get_if<ptx::Instruction>(&s)) text = ptx::print(*in);
     if (const auto* label = std::get_if<ptx::Label>(&s)) text = label->name + ":";
-    if (const auto* v = std::get_if<ptx::Variable>(&s))
+    if (const auto* v = ptx::variable_of(s))
         text = fmt::format("{} {} {}", ptx::spelling(v->space), v->type.spelling(), v->name);
     if (const auto* d = std::get_if<ptx::Directive>(&s)) text = d->name + " " + d->text;
     if (std::holds_alternative<ptx::Scope>(s)) text = "{ ... }";

@@ -11,6 +11,7 @@
 #include "ptx/word.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <variant>
@@ -114,6 +115,32 @@ struct Variable {
     friend bool operator==(const Variable&, const Variable&) = default;
 };
 
+// A declaration among a body's statements, kept out of line: a Variable is larger than every other
+// kind of statement, and most statements are instructions. A value: copies copy the variable.
+class Declaration {
+public:
+    Declaration(Variable variable) : variable_(std::make_unique<Variable>(std::move(variable))) {}
+    Declaration(const Declaration& other) : Declaration(*other.variable_) {}
+    Declaration& operator=(const Declaration& other) {
+        variable_ = std::make_unique<Variable>(*other.variable_);
+        return *this;
+    }
+    Declaration(Declaration&&) noexcept = default;
+    Declaration& operator=(Declaration&&) noexcept = default;
+
+    const Variable& operator*() const { return *variable_; }
+    Variable& operator*() { return *variable_; }
+    const Variable* operator->() const { return variable_.get(); }
+    Variable* operator->() { return variable_.get(); }
+
+    friend bool operator==(const Declaration& a, const Declaration& b) {
+        return *a.variable_ == *b.variable_;
+    }
+
+private:
+    std::unique_ptr<Variable> variable_;
+};
+
 struct Scope;
 struct Statement;
 
@@ -124,9 +151,19 @@ struct Scope {
     friend bool operator==(const Scope&, const Scope&);
 };
 
-struct Statement : std::variant<Instruction, Label, Variable, Directive, Scope> {
+struct Statement : std::variant<Instruction, Label, Declaration, Directive, Scope> {
     using variant::variant;
 };
+
+// The variable a statement declares; nullptr for every other statement.
+inline const Variable* variable_of(const Statement& statement) {
+    const auto* declaration = std::get_if<Declaration>(&statement);
+    return declaration ? &**declaration : nullptr;
+}
+inline Variable* variable_of(Statement& statement) {
+    auto* declaration = std::get_if<Declaration>(&statement);
+    return declaration ? &**declaration : nullptr;
+}
 
 struct Function {
     bool is_entry = false;

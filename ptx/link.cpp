@@ -111,7 +111,7 @@ struct BodyRenamer {
 
 void collect_locals(const std::vector<Statement>& body, std::set<std::string, std::less<>>& out) {
     for (const Statement& s : body) {
-        if (const auto* v = std::get_if<Variable>(&s))
+        if (const auto* v = variable_of(s))
             out.insert(v->name);
         else if (const auto* scope = std::get_if<Scope>(&s))
             collect_locals(scope->statements, out);

@@ -148,7 +148,7 @@ void print_statements(std::string& out, const std::vector<Statement>& body, int 
         out.append(static_cast<size_t>(indent), '\t');
         if (auto* ins = std::get_if<Instruction>(&s)) {
             print_instruction(out, *ins);
-        } else if (auto* v = std::get_if<Variable>(&s)) {
+        } else if (auto* v = variable_of(s)) {
             print_variable(out, *v);
             out += ';';
         } else if (auto* d = std::get_if<Directive>(&s)) {

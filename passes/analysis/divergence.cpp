@@ -462,7 +462,7 @@ void FunctionAnalysis::collect() {
     std::unordered_set<std::string_view> local_symbols;
     for (const auto& block : cfg.blocks)
         for (const auto& statement : block.statements)
-            if (const auto* v = std::get_if<ptx::Variable>(&statement);
+            if (const auto* v = ptx::variable_of(statement);
                 v && v->space == ptx::StateSpace::Local)
                 local_symbols.insert(v->name);
 

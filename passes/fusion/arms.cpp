@@ -82,7 +82,7 @@ const ptx::Instruction* first_convergent(const std::vector<ptx::Statement>& stat
 // A nested { } scope of registers and instructions (nvcc's -O0 cvta idiom) is melded flattened.
 bool fusable_scope(const std::vector<ptx::Statement>& statements) {
     for (const auto& s : statements) {
-        if (const auto* v = std::get_if<ptx::Variable>(&s); v && v->space != ptx::StateSpace::Reg)
+        if (const auto* v = ptx::variable_of(s); v && v->space != ptx::StateSpace::Reg)
             return false;
         if (std::holds_alternative<ptx::Label>(s)) return false;
         if (const auto* i = std::get_if<ptx::Instruction>(&s); i && !fusable(*i)) return false;
@@ -95,7 +95,7 @@ bool fusable_scope(const std::vector<ptx::Statement>& statements) {
 
 bool fusable_block(const ptx::BasicBlock& block) {
     for (const auto& s : block.statements) {
-        if (std::holds_alternative<ptx::Variable>(s)) return false;
+        if (std::holds_alternative<ptx::Declaration>(s)) return false;
         if (const auto* scope = std::get_if<ptx::Scope>(&s);
             scope && !fusable_scope(scope->statements))
             return false;

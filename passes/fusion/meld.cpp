@@ -19,7 +19,7 @@ namespace cfr::fusion {
 RegisterTypes::RegisterTypes(const ptx::Cfg& cfg) {
     for (const auto& block : cfg.blocks)
         for (const auto& s : block.statements) {
-            const auto* v = std::get_if<ptx::Variable>(&s);
+            const auto* v = ptx::variable_of(s);
             if (!v || v->space != ptx::StateSpace::Reg || v->vector) continue;
             if (v->range)
                 ranges_[v->name] = {*v->range, std::string(v->type.spelling())};
@@ -334,7 +334,7 @@ private:
                  std::map<std::string, std::string> scoped, BlockCode& code,
                  std::vector<ptx::Statement>& pending) {
         for (const auto& s : statements)
-            if (const auto* v = std::get_if<ptx::Variable>(&s);
+            if (const auto* v = ptx::variable_of(s);
                 v && v->space == ptx::StateSpace::Reg) {
                 const uint32_t count = v->range.value_or(1);
                 for (uint32_t k = 0; k < count; ++k)

@@ -73,7 +73,7 @@ void NodeList::write(passes::FunctionUnit& unit) {
         auto& statements = nodes[order[i]].statements;
         std::vector<ptx::Statement> kept;
         for (auto& s : statements)
-            (std::holds_alternative<ptx::Variable>(s) ? declarations : kept)
+            (std::holds_alternative<ptx::Declaration>(s) ? declarations : kept)
                 .push_back(std::move(s));
         statements = std::move(kept);
     }

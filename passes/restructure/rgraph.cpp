@@ -21,7 +21,7 @@ RGraph RGraph::from_function(passes::FunctionUnit& unit) {
     for (const ptx::BasicBlock& block : cfg.blocks)
         graph.block_copyable.push_back(
             std::none_of(block.statements.begin(), block.statements.end(), [](const auto& s) {
-                return std::holds_alternative<ptx::Variable>(s) ||
+                return std::holds_alternative<ptx::Declaration>(s) ||
                        std::holds_alternative<ptx::Scope>(s) || ptx::is_table_directive(s);
             }));
     for (const ptx::BasicBlock& block : cfg.blocks) {
