@@ -113,17 +113,13 @@ std::string FunctionUnit::new_label(const std::string& stem) {
 
 void FunctionUnit::write_back() {
     if (!holds_code_) return;
-    std::vector<ptx::Statement> body;
+    // The body take_cfg emptied keeps its storage, which the code moves back into.
+    auto& body = function_->body ? *function_->body : function_->body.emplace();
+    body.clear();
     for (auto& declaration : new_declarations_)
         body.emplace_back(std::move(declaration));
     new_declarations_.clear();
-    auto laid_out = ptx::layout(std::move(cfg_));
-    if (body.empty())
-        body = std::move(laid_out);
-    else
-        body.insert(body.end(), std::make_move_iterator(laid_out.begin()),
-                    std::make_move_iterator(laid_out.end()));
-    function_->body = std::move(body);
+    ptx::append_layout(std::move(cfg_), body);
     holds_code_ = false;
     version_ = ++last_version_;
     drop_graph_analyses();

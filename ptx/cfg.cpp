@@ -280,7 +280,7 @@ namespace {
 // The layout of a CFG (see cfg.hpp): its statements are copied out of a const CFG and moved out
 // of a mutable one.
 template <typename Graph>
-std::vector<Statement> lay_out(Graph& cfg) {
+void lay_out(Graph& cfg, std::vector<Statement>& out) {
     const size_t n = cfg.blocks.size();
     std::vector<BlockId> fall(n, cfg.exit() + 1); // none
     for (const CfgEdge& e : cfg.edges)
@@ -313,7 +313,10 @@ std::vector<Statement> lay_out(Graph& cfg) {
         if (labels[t].empty()) labels[t] = added[t] = fresh();
     }
 
-    std::vector<Statement> out;
+    size_t statements = out.size();
+    for (BlockId b = 0; b < n; ++b)
+        statements += cfg.blocks[b].statements.size() + !added[b].empty() + needs_jump(b);
+    out.reserve(statements);
     for (BlockId b = 0; b < n; ++b) {
         if (!added[b].empty()) out.push_back(Label{added[b], {}});
         auto& statements = cfg.blocks[b].statements;
@@ -332,20 +335,26 @@ std::vector<Statement> lay_out(Graph& cfg) {
         }
         out.push_back(std::move(jump));
     }
-    return out;
 }
 
 } // namespace
 
 std::vector<Statement> layout(const Cfg& cfg) {
-    return lay_out(cfg);
+    std::vector<Statement> out;
+    lay_out(cfg, out);
+    return out;
 }
 
 std::vector<Statement> layout(Cfg&& cfg) {
-    auto out = lay_out(cfg);
+    std::vector<Statement> out;
+    append_layout(std::move(cfg), out);
+    return out;
+}
+
+void append_layout(Cfg&& cfg, std::vector<Statement>& out) {
+    lay_out(cfg, out);
     cfg.blocks.clear();
     cfg.edges.clear();
-    return out;
 }
 
 } // namespace cfr::ptx

@@ -75,5 +75,7 @@ Cfg take_cfg(Function& function);
 // left empty.
 std::vector<Statement> layout(const Cfg& cfg);
 std::vector<Statement> layout(Cfg&& cfg);
+// The second form, appending to `out` (whose storage it reuses where it is large enough).
+void append_layout(Cfg&& cfg, std::vector<Statement>& out);
 
 } // namespace cfr::ptx
