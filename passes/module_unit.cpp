@@ -13,19 +13,29 @@ namespace cfr::passes {
 FunctionUnit::FunctionUnit(ptx::Function& function, ptx::Cfg cfg)
     : function_(&function), cfg_(std::move(cfg)) {}
 
+FunctionUnit::FunctionUnit(ptx::Function& function, ptx::Cfg planned, std::vector<size_t> starts)
+    : function_(&function), cfg_(std::move(planned)), starts_(std::move(starts)) {}
+
+void FunctionUnit::fill() const {
+    if (starts_.empty()) return;
+    ptx::fill_cfg(cfg_, *function_, starts_);
+    starts_.clear();
+}
+
 ptx::Cfg& FunctionUnit::mutable_cfg() {
     drop_graph_analyses();
     return mutable_code();
 }
 
 ptx::Cfg& FunctionUnit::mutable_code() {
+    fill();
     changed_ = true;
     version_ = ++last_version_;
     return cfg_;
 }
 
 FunctionUnit::Snapshot FunctionUnit::snapshot() const {
-    return {cfg_, version_, changed_, new_declarations_.size()};
+    return {cfg(), version_, changed_, new_declarations_.size()};
 }
 
 void FunctionUnit::restore(Snapshot snapshot) {
@@ -85,7 +95,7 @@ std::string FunctionUnit::fresh_name(std::string_view prefix, const std::string&
     // A CFG handed out by mutable_cfg() may have changed: the names are collected again.
     if (!taken_ || taken_version_ != version_) {
         taken_.emplace();
-        taken_->collect(*function_, cfg_, new_declarations_);
+        taken_->collect(*function_, cfg(), new_declarations_);
         taken_version_ = version_;
     }
     std::string name;
@@ -113,6 +123,15 @@ std::string FunctionUnit::new_label(const std::string& stem) {
 
 void FunctionUnit::write_back() {
     if (!holds_code_) return;
+    if (!starts_.empty() && new_declarations_.empty()) { // the code never left the body
+        starts_.clear();
+        cfg_ = {};
+        holds_code_ = false;
+        version_ = ++last_version_;
+        drop_graph_analyses();
+        return;
+    }
+    fill();
     // The body take_cfg emptied keeps its storage, which the code moves back into.
     auto& body = function_->body ? *function_->body : function_->body.emplace();
     body.clear();
@@ -131,7 +150,9 @@ ModuleUnit::ModuleUnit(ptx::Module& module, const FunctionSelection& only) : mod
         if (!function || !function->body) continue;
         if (only && !only(function->name)) continue;
         try {
-            functions_.emplace_back(*function, ptx::take_cfg(*function));
+            std::vector<size_t> starts;
+            ptx::Cfg planned = ptx::plan_cfg(*function, starts);
+            functions_.emplace_back(*function, std::move(planned), std::move(starts));
         } catch (const ptx::CfgError& e) {
             skipped_.push_back(fmt::format("{}: {}", function->name, e.what()));
         }

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,10 +27,31 @@ namespace cfr::passes {
 class FunctionUnit {
 public:
     FunctionUnit(ptx::Function& function, ptx::Cfg cfg);
+    // A unit whose statements stay in the function's body until the first call that reads them
+    // in blocks (cfg(), mutable_cfg(), mutable_code(), snapshot()): `planned` and `starts` are
+    // what ptx::plan_cfg gave. The graph analyses need no statements, so a function that no pass
+    // reads or rewrites is never moved into blocks and back.
+    FunctionUnit(ptx::Function& function, ptx::Cfg planned, std::vector<size_t> starts);
 
     ptx::Function& function() { return *function_; }
     const ptx::Function& function() const { return *function_; }
-    const ptx::Cfg& cfg() const { return cfg_; }
+    const ptx::Cfg& cfg() const {
+        fill();
+        return cfg_;
+    }
+    // The CFG's edges, without moving the statements into blocks.
+    const std::vector<ptx::CfgEdge>& edges() const { return cfg_.edges; }
+    // Calls `visit` on the code in order: every block's statements, or the whole body while the
+    // statements are still in it.
+    template <typename Visit>
+    void for_each_code(Visit&& visit) const {
+        if (!starts_.empty()) {
+            visit(std::span<const ptx::Statement>(*function_->body));
+            return;
+        }
+        for (const auto& block : cfg_.blocks)
+            visit(std::span<const ptx::Statement>(block.statements));
+    }
 
     // The CFG to change. Calling it drops every cached analysis and marks the function changed.
     ptx::Cfg& mutable_cfg();
@@ -81,9 +103,13 @@ public:
 private:
     friend class ModuleUnit;
     ptx::Function* function_;
-    ptx::Cfg cfg_;
+    mutable ptx::Cfg cfg_;
+    // Where each block begins in the function's body while the statements are still there (see
+    // the second constructor); empty once they are in cfg_'s blocks.
+    mutable std::vector<size_t> starts_;
     bool changed_ = false;
-    bool holds_code_ = true; // until write_back(): the function's body is empty meanwhile
+    bool holds_code_ = true; // until write_back(): the function's body is empty meanwhile, once
+                             // the statements are in blocks
     unsigned version_ = 0;
     unsigned last_version_ = 0; // the highest version handed out
     unsigned fresh_ = 0;
@@ -99,6 +125,8 @@ private:
     unsigned taken_version_ = 0;
 
     void drop_graph_analyses();
+    // Moves the statements from the function's body into the blocks, where they are not yet.
+    void fill() const;
     // A name not in use yet: prefix, stem and the next number that makes it fresh.
     std::string fresh_name(std::string_view prefix, const std::string& stem);
 };

@@ -26,8 +26,11 @@ size_t lane_dependent(const std::vector<NodeId>& branches,
 } // namespace
 
 bool holds_convergent(const FunctionUnit& function, const analysis::ConvergentCode& code) {
-    return std::any_of(function.cfg().blocks.begin(), function.cfg().blocks.end(),
-                       [&](const ptx::BasicBlock& block) { return code.first(block.statements); });
+    bool holds = false;
+    function.for_each_code([&](std::span<const ptx::Statement> statements) {
+        holds = holds || code.first(statements);
+    });
+    return holds;
 }
 
 ConvergentSites convergent_sites(ModuleUnit& unit, FunctionUnit& function,

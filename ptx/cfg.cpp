@@ -221,15 +221,14 @@ std::vector<CfgEdge> block_edges(const Function& function, const std::vector<Sta
     return edges;
 }
 
-// The CFG of a body whose blocks and edges are known: its statements are copied out of a const
-// body and moved out of a mutable one.
+// Fills the blocks of a CFG whose blocks and edges are known: the statements are copied out of a
+// const body and moved out of a mutable one.
 template <typename Body>
-Cfg assemble(Body& body, const std::vector<size_t>& starts, std::vector<CfgEdge> edges) {
-    Cfg cfg;
-    cfg.blocks.resize(starts.size());
+void fill_blocks(Body& body, const std::vector<size_t>& starts, std::vector<BasicBlock>& blocks) {
+    blocks.resize(starts.size());
     for (size_t b = 0; b < starts.size(); ++b) {
         const size_t end = b + 1 < starts.size() ? starts[b + 1] : body.size();
-        auto& statements = cfg.blocks[b].statements;
+        auto& statements = blocks[b].statements;
         statements.reserve(end - starts[b]);
         for (size_t i = starts[b]; i < end; ++i) {
             if constexpr (std::is_const_v<Body>)
@@ -238,8 +237,6 @@ Cfg assemble(Body& body, const std::vector<size_t>& starts, std::vector<CfgEdge>
                 statements.push_back(std::move(body[i]));
         }
     }
-    cfg.edges = std::move(edges);
-    return cfg;
 }
 
 } // namespace
@@ -259,19 +256,31 @@ Digraph Cfg::graph() const {
     });
 }
 
-Cfg build_cfg(const Function& function) {
+Cfg plan_cfg(const Function& function, std::vector<size_t>& starts) {
     if (!function.body) throw CfgError(where(function, function.loc) + ": has no body");
-    const auto starts = block_starts(function);
-    auto edges = block_edges(function, block_views(*function.body, starts));
-    return assemble(std::as_const(*function.body), starts, std::move(edges));
+    starts = block_starts(function);
+    Cfg cfg;
+    cfg.edges = block_edges(function, block_views(*function.body, starts));
+    cfg.blocks.resize(starts.size());
+    return cfg;
+}
+
+void fill_cfg(Cfg& cfg, Function& function, const std::vector<size_t>& starts) {
+    fill_blocks(*function.body, starts, cfg.blocks);
+    function.body->clear();
+}
+
+Cfg build_cfg(const Function& function) {
+    std::vector<size_t> starts;
+    Cfg cfg = plan_cfg(function, starts);
+    fill_blocks(std::as_const(*function.body), starts, cfg.blocks);
+    return cfg;
 }
 
 Cfg take_cfg(Function& function) {
-    if (!function.body) throw CfgError(where(function, function.loc) + ": has no body");
-    const auto starts = block_starts(function);
-    auto edges = block_edges(function, block_views(*function.body, starts));
-    Cfg cfg = assemble(*function.body, starts, std::move(edges));
-    function.body->clear();
+    std::vector<size_t> starts;
+    Cfg cfg = plan_cfg(function, starts);
+    fill_cfg(cfg, function, starts);
     return cfg;
 }
 

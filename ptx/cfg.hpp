@@ -69,6 +69,12 @@ Cfg build_cfg(const Function& function);
 // left as it was.
 Cfg take_cfg(Function& function);
 
+// take_cfg in two steps, for a caller that may never need the statements in blocks: plan_cfg
+// makes every check and gives the CFG with its edges and as many blocks as it will have, all
+// empty, and where each block begins in the body; fill_cfg then moves the statements in.
+Cfg plan_cfg(const Function& function, std::vector<size_t>& starts);
+void fill_cfg(Cfg& cfg, Function& function, const std::vector<size_t>& starts);
+
 // The function body for a CFG, blocks in their current order, with an explicit `bra` added only
 // where a fall-through edge no longer reaches the next block. Unmodified CFGs give back the
 // statements build_cfg was given. The second form moves the statements out of the CFG, which is

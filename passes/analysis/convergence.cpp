@@ -41,8 +41,8 @@ std::map<std::string, Body> read_module(passes::ModuleUnit& unit) {
         if (!f) continue;
         Body& body = bodies[f->name];
         if (auto* function = unit.find(f->name); function && defined.insert(f->name).second)
-            for (const auto& block : function->cfg().blocks)
-                read_body(block.statements, body);
+            function->for_each_code(
+                [&](std::span<const ptx::Statement> code) { read_body(code, body); });
         else if (f->body && defined.insert(f->name).second)
             read_body(*f->body, body);
     }
@@ -77,7 +77,7 @@ bool ConvergentCode::convergent(const ptx::Instruction& instruction) const {
     return name.empty() || functions_.count(name) != 0;
 }
 
-const ptx::Instruction* ConvergentCode::first(const std::vector<ptx::Statement>& statements) const {
+const ptx::Instruction* ConvergentCode::first(std::span<const ptx::Statement> statements) const {
     const ptx::Instruction* found = nullptr;
     ptx::for_each_instruction(statements, [&](const ptx::Instruction& in) {
         if (!found && convergent(in)) found = &in;

@@ -33,7 +33,7 @@ public:
 
     bool convergent(const ptx::Instruction& instruction) const;
     // The first convergent instruction of the statements (nested scopes included), or null.
-    const ptx::Instruction* first(const std::vector<ptx::Statement>& statements) const;
+    const ptx::Instruction* first(std::span<const ptx::Statement> statements) const;
     // The first in the blocks, in the order given.
     const ptx::Instruction* first(const ptx::Cfg& cfg, std::span<const NodeId> blocks) const;
 

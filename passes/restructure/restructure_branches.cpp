@@ -418,8 +418,7 @@ BranchReport restructure_branches(RGraph& graph, const BranchOptions& options,
 namespace cfr::passes {
 namespace {
 
-bool has_multiway_branch(const ptx::Cfg& cfg) {
-    const auto& edges = cfg.edges; // ordered by source
+bool has_multiway_branch(const std::vector<ptx::CfgEdge>& edges) { // ordered by source
     for (size_t i = 0; i + 2 < edges.size(); ++i)
         if (edges[i].from == edges[i + 2].from) return true;
     return false;
@@ -434,7 +433,7 @@ bool already_restructured(FunctionUnit& function) {
     if (!function.tail_structured()) return false;
     const auto& loops = function.loops().loops;
     if (!std::all_of(loops.begin(), loops.end(), restructure::tail_controlled)) return false;
-    return !has_multiway_branch(function.cfg()) ||
+    return !has_multiway_branch(function.edges()) ||
            !restructure::repeats_multiway_target(restructure::RGraph::from_function(function));
 }
 

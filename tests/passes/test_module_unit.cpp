@@ -45,13 +45,27 @@ const cfr::ptx::Function& function_named(const cfr::ptx::Module& module, const s
 TEST_CASE("module unit: bodies move into the CFGs and come back as they were") {
     auto module = cfr::ptx::parse(kModule, "unit.ptx");
     const auto original = module;
+    const auto statements_seen = [](const cfr::passes::FunctionUnit& function) {
+        size_t n = 0;
+        function.for_each_code(
+            [&](std::span<const cfr::ptx::Statement> code) { n += code.size(); });
+        return n;
+    };
     {
         ModuleUnit unit(module);
         REQUIRE(unit.functions().size() == 1);
         CHECK(unit.skipped().size() == 1); // `broken` has no CFG and keeps its body
-        CHECK(function_named(module, "k").body->empty());
         CHECK(function_named(module, "broken") == function_named(original, "broken"));
-        CHECK(unit.functions().front().cfg().blocks.size() == 3);
+        // The graph analyses need no statements: they stay in the body until read in blocks.
+        auto& k = unit.functions().front();
+        CHECK(k.graph().size() == 4);
+        CHECK(k.loops().loops.empty());
+        CHECK(function_named(module, "k") == function_named(original, "k"));
+        const size_t in_body = statements_seen(k);
+        CHECK(in_body == function_named(original, "k").body->size());
+        CHECK(k.cfg().blocks.size() == 3);
+        CHECK(function_named(module, "k").body->empty());
+        CHECK(statements_seen(k) == in_body);
     } // the destructor gives the bodies back
     CHECK(module == original);
 
