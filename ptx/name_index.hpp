@@ -22,6 +22,16 @@ public:
         if (!slot.used) ++size_;
         slot = {name, value, true};
     }
+    // The value of `name`; where it has none yet, `value`, which it then keeps.
+    uint32_t find_or_add(std::string_view name, uint32_t value) {
+        if ((size_ + 1) * 2 > slots_.size()) reserve(std::max<size_t>(8, size_ * 2 + 2));
+        Slot& slot = slots_[index_of(slots_, name)];
+        if (!slot.used) {
+            slot = {name, value, true};
+            ++size_;
+        }
+        return slot.value;
+    }
     // The value of `name`, or nullptr.
     const uint32_t* find(std::string_view name) const {
         if (slots_.empty()) return nullptr;

@@ -36,6 +36,7 @@
 #include "passes/module_unit.hpp"
 #include "ptx/def_use.hpp"
 #include "ptx/modifier.hpp"
+#include "ptx/name_index.hpp"
 #include "ptx/opcode_properties.hpp"
 #include "ptx/printer.hpp"
 #include "ptx/walk.hpp"
@@ -304,8 +305,8 @@ public:
     bool is_divergent(VarId v) const { return v != kNoVar && divergent_[v]; }
     bool is_local(VarId v) const { return v != kNoVar && local_[v]; }
     VarId find(std::string_view name) const {
-        auto it = ids_.find(name);
-        return it == ids_.end() ? kNoVar : it->second;
+        const uint32_t* id = ids_.find(name);
+        return id ? *id : kNoVar;
     }
     const std::vector<VarId>& return_ids() const { return return_ids_; }
 
@@ -313,7 +314,7 @@ private:
     passes::FunctionUnit& unit_;
 
     // Read once.
-    std::unordered_map<std::string_view, VarId> ids_;
+    ptx::NameIndex ids_;
     std::vector<std::string_view> names_;
     std::vector<Site> sites_;
     std::vector<VarId> defs_;
@@ -381,9 +382,10 @@ private:
 };
 
 VarId FunctionAnalysis::intern(std::string_view name) {
-    auto [it, inserted] = ids_.try_emplace(name, static_cast<VarId>(names_.size()));
-    if (inserted) names_.push_back(name);
-    return it->second;
+    const auto fresh = static_cast<VarId>(names_.size());
+    const VarId id = ids_.find_or_add(name, fresh);
+    if (id == fresh) names_.push_back(name);
+    return id;
 }
 
 void FunctionAnalysis::collect_call(const ptx::Instruction& i, Site& site) {
