@@ -126,19 +126,16 @@ void FunctionUnit::write_back() {
     if (!starts_.empty() && new_declarations_.empty()) { // the code never left the body
         starts_.clear();
         cfg_ = {};
-        holds_code_ = false;
-        version_ = ++last_version_;
-        drop_graph_analyses();
-        return;
+    } else {
+        fill();
+        // The body fill() emptied keeps its storage, which the code moves back into.
+        auto& body = function_->body ? *function_->body : function_->body.emplace();
+        body.clear();
+        for (auto& declaration : new_declarations_)
+            body.emplace_back(std::move(declaration));
+        new_declarations_.clear();
+        ptx::append_layout(std::move(cfg_), body);
     }
-    fill();
-    // The body take_cfg emptied keeps its storage, which the code moves back into.
-    auto& body = function_->body ? *function_->body : function_->body.emplace();
-    body.clear();
-    for (auto& declaration : new_declarations_)
-        body.emplace_back(std::move(declaration));
-    new_declarations_.clear();
-    ptx::append_layout(std::move(cfg_), body);
     holds_code_ = false;
     version_ = ++last_version_;
     drop_graph_analyses();

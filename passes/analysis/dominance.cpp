@@ -58,15 +58,10 @@ DominatorTree finish(std::vector<NodeId> idom, NodeId root) {
     const size_t n = idom.size();
     t.idom = std::move(idom);
     t.root = root;
-    t.child_start.assign(n + 1, 0);
+    std::vector<std::pair<uint32_t, uint32_t>> parent_child;
     for (NodeId v = 0; v < n; ++v)
-        if (t.idom[v] != kNoNode) ++t.child_start[t.idom[v] + 1];
-    for (size_t v = 0; v < n; ++v)
-        t.child_start[v + 1] += t.child_start[v];
-    t.child_list.resize(t.child_start[n]);
-    std::vector<uint32_t> filled(t.child_start.begin(), t.child_start.end() - 1);
-    for (NodeId v = 0; v < n; ++v)
-        if (t.idom[v] != kNoNode) t.child_list[filled[t.idom[v]]++] = v;
+        if (t.idom[v] != kNoNode) parent_child.emplace_back(t.idom[v], v);
+    t.child_groups.build(n, parent_child);
     t.enter.assign(n, 0);
     t.leave.assign(n, 0);
     uint32_t clock = 1;

@@ -13,6 +13,7 @@
 // a path to exit and an endless loop, the first block of the path to exit is the IPDOM).
 #pragma once
 
+#include "passes/analysis/groups.hpp"
 #include "ptx/digraph.hpp"
 
 #include <limits>
@@ -27,9 +28,7 @@ struct DominatorTree {
     std::vector<NodeId> idom;
     NodeId root = kNoNode;
     // The nodes n immediately dominates, in ascending order.
-    std::span<const NodeId> children(NodeId n) const {
-        return {child_list.data() + child_start[n], child_start[n + 1] - child_start[n]};
-    }
+    std::span<const NodeId> children(NodeId n) const { return child_groups[n]; }
 
     bool in_tree(NodeId n) const { return n == root || idom[n] != kNoNode; }
     // a dominates b (reflexive). False where either is not in the tree.
@@ -43,9 +42,7 @@ struct DominatorTree {
     std::vector<uint32_t> enter;
     std::vector<uint32_t> leave;
 
-    // children(n) is child_list[child_start[n] .. child_start[n + 1]).
-    std::vector<uint32_t> child_start;
-    std::vector<NodeId> child_list;
+    Groups child_groups; // children(n), by n
 };
 
 DominatorTree dominators(const Digraph& g, NodeId entry);

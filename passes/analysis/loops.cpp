@@ -2,6 +2,7 @@
 #include "passes/analysis/loops.hpp"
 
 #include "passes/analysis/depth_first.hpp"
+#include "passes/analysis/groups.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -130,26 +131,21 @@ private:
         };
         const uint32_t count = components_.run(
             g_, nodes, [&](NodeId, NodeId v) { return stamp_[v] == region && !is_removed(v); });
-        // The members of each component, ascending, in one array: component c holds
-        // members[start[c] .. start[c + 1]).
-        std::vector<uint32_t> start(count + 1, 0);
+        std::vector<std::pair<uint32_t, uint32_t>> component_node;
+        component_node.reserve(nodes.size());
         for (NodeId v : nodes)
-            ++start[components_.component(v) + 1];
-        for (uint32_t c = 0; c < count; ++c)
-            start[c + 1] += start[c];
-        std::vector<NodeId> members(nodes.size());
-        std::vector<uint32_t> filled(start.begin(), start.end() - 1);
-        for (NodeId v : nodes)
-            members[filled[components_.component(v)]++] = v;
+            component_node.emplace_back(components_.component(v), v);
+        Groups members; // each component's nodes, ascending
+        members.build(count, component_node);
         const auto has_self_loop = [&](NodeId v) {
             const auto& s = g_.succ[v];
             return !is_removed(v) && std::find(s.begin(), s.end(), v) != s.end();
         };
         // Outer-to-inner order of the condensation: highest component number first.
         for (uint32_t c = count; c-- > 0;) {
-            const auto first = members.begin() + start[c], last = members.begin() + start[c + 1];
-            if (last - first == 1 && !has_self_loop(*first)) continue;
-            std::vector<NodeId> body(first, last);
+            const auto component = members[c];
+            if (component.size() == 1 && !has_self_loop(component.front())) continue;
+            std::vector<NodeId> body(component.begin(), component.end());
             const uint32_t inside = ++last_stamp_;
             const int index = add_loop(body, inside, parent, depth);
             decompose(std::move(body), inside, index, depth + 1);
