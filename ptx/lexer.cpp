@@ -111,17 +111,15 @@ bool Lexer::skip_space_and_comments() {
     return pos_ != start;
 }
 
-Token Lexer::next() {
-    Token t;
-    if (pos_ < src_.size() && may_start_space(src_[pos_]))
-        t.space_before = skip_space_and_comments();
+void Lexer::next(Token& t) {
+    t.space_before = pos_ < src_.size() && may_start_space(src_[pos_]) && skip_space_and_comments();
     t.line = line_;
     t.col = col();
     t.offset = static_cast<uint32_t>(pos_);
     if (pos_ >= src_.size()) {
         t.kind = TokenKind::End;
         t.text = src_.substr(src_.size());
-        return t;
+        return;
     }
     const size_t start = pos_;
     const char c = src_[pos_];
@@ -141,7 +139,6 @@ Token Lexer::next() {
         fail(t.line, t.col, "unexpected character " + printable(c));
     }
     t.text = src_.substr(start, pos_ - start);
-    return t;
 }
 
 size_t Lexer::ident_chars_end(size_t from) const {
@@ -182,7 +179,7 @@ void Lexer::lex_string(Token& t) {
     }
 }
 
-Token Lexer::lex_number(Token t) {
+void Lexer::lex_number(Token& t) {
     size_t start = pos_;
     auto digits = [&](auto pred) {
         size_t from = pos_;
@@ -230,7 +227,6 @@ Token Lexer::lex_number(Token t) {
              "malformed number '" + std::string(src_.substr(start, pos_ - start + 1)) + "'");
     t.kind = TokenKind::Number;
     t.text = src_.substr(start, pos_ - start);
-    return t;
 }
 
 size_t Lexer::statements_in_braces(uint32_t open) const {
@@ -302,7 +298,8 @@ std::string Lexer::braced_lines() {
         if (c == '/' || c == '"') {
             size_t before = pos_;
             if (c == '"') {
-                Token s = next();
+                Token s;
+                next(s);
                 line.append(s.text);
             } else if (pos_ + 1 < src_.size() && (src_[pos_ + 1] == '/' || src_[pos_ + 1] == '*')) {
                 uint32_t l = line_;

@@ -17,11 +17,11 @@ enum class TokenKind : uint8_t {
 };
 
 struct Token {
-    TokenKind kind = TokenKind::End;
     std::string_view text;
     uint32_t line = 0;
     uint32_t col = 0;
-    uint32_t offset = 0;       // byte offset of the first character in the source
+    uint32_t offset = 0; // byte offset of the first character in the source
+    TokenKind kind = TokenKind::End;
     bool space_before = false; // whitespace or a comment separates it from the previous token
 
     bool is(char punct) const {
@@ -42,7 +42,8 @@ class Lexer {
 public:
     explicit Lexer(std::string_view source);
 
-    Token next();
+    // Reads the next token into `t`, in place: the parser's current token is rewritten, not copied.
+    void next(Token& t);
 
     // Reads the raw body of a braced block whose '{' was the last token returned, up to and
     // including the matching '}'. Returns the body's non-empty lines with comments removed and
@@ -63,7 +64,7 @@ private:
     size_t ident_chars_end(size_t from) const;
     void lex_dot_name(Token& t);
     void lex_string(Token& t);
-    Token lex_number(Token t);
+    void lex_number(Token& t);
     [[noreturn]] void fail(uint32_t line, uint32_t col, std::string message) const;
 
     std::string_view src_;

@@ -183,13 +183,13 @@ void Parser::advance() {
         cur_ = peek_;
         has_peek_ = false;
     } else {
-        cur_ = lex_.next();
+        lex_.next(cur_);
     }
 }
 
 const Token& Parser::peek() {
     if (!has_peek_) {
-        peek_ = lex_.next();
+        lex_.next(peek_);
         has_peek_ = true;
     }
     return peek_;
