@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <utility>
 #include <vector>
 
 namespace cfr::analysis {
@@ -72,8 +73,8 @@ private:
 // A graph being contracted: distinct successors and predecessors per live node.
 class Contraction {
 public:
-    Contraction(const Digraph& g, const std::vector<bool>& live, NodeId entry, Rules rules)
-        : succ_(g.size()), pred_(g.size()), live_(live), entry_(entry), rules_(rules),
+    Contraction(const Digraph& g, std::vector<bool> live, NodeId entry, Rules rules)
+        : succ_(g.size()), pred_(g.size()), live_(std::move(live)), entry_(entry), rules_(rules),
           queued_(g.size(), 0) {
         for (NodeId u = 0; u < g.size(); ++u) {
             if (!live_[u]) continue;
@@ -251,8 +252,10 @@ std::string_view to_string(StructuralClass klass) {
     return "?";
 }
 
-bool is_linear(const Digraph& g, NodeId entry, NodeId exit) {
-    const std::vector<bool> live = reachable(g, entry);
+namespace {
+
+// `live`: the nodes entry reaches.
+bool is_linear(const Digraph& g, NodeId entry, NodeId exit, const std::vector<bool>& live) {
     if (!live[exit]) return false;
     for (NodeId v = 0; v < g.size(); ++v) {
         if (!live[v]) continue;
@@ -264,26 +267,41 @@ bool is_linear(const Digraph& g, NodeId entry, NodeId exit) {
     return true;
 }
 
-bool contracts(const Digraph& g, NodeId entry, NodeId exit, Rules rules,
+// `live`: the nodes entry reaches.
+bool contracts(const Digraph& g, NodeId entry, NodeId exit, Rules rules, std::vector<bool> live,
                const std::vector<NodeId>& order) {
-    std::vector<bool> live = reachable(g, entry);
     if (rules != Rules::T1T2) live[exit] = true;
     std::vector<NodeId> sequence = order;
     if (sequence.empty())
         for (NodeId v = 0; v < g.size(); ++v)
             sequence.push_back(v);
-    Contraction c(g, live, entry, rules);
+    Contraction c(g, std::move(live), entry, rules);
     return c.run(sequence);
+}
+
+} // namespace
+
+bool is_linear(const Digraph& g, NodeId entry, NodeId exit) {
+    return is_linear(g, entry, exit, reachable(g, entry));
+}
+
+bool contracts(const Digraph& g, NodeId entry, NodeId exit, Rules rules,
+               const std::vector<NodeId>& order) {
+    return contracts(g, entry, exit, rules, reachable(g, entry), order);
 }
 
 namespace {
 
 // The class of a graph by the first rule set that contracts it (seed 000, section III).
-StructuralClass structural_class(const Digraph& g, NodeId entry, NodeId exit) {
-    if (is_linear(g, entry, exit)) return StructuralClass::Linear;
-    if (contracts(g, entry, exit, Rules::TailStructured)) return StructuralClass::TailStructured;
-    if (contracts(g, entry, exit, Rules::Sese)) return StructuralClass::Sese;
-    if (contracts(g, entry, exit, Rules::T1T2)) return StructuralClass::Reducible;
+// `live`: the nodes entry reaches.
+StructuralClass structural_class(const Digraph& g, NodeId entry, NodeId exit,
+                                 const std::vector<bool>& live) {
+    if (is_linear(g, entry, exit, live)) return StructuralClass::Linear;
+    for (const auto& [rules, klass] :
+         {std::pair{Rules::TailStructured, StructuralClass::TailStructured},
+          std::pair{Rules::Sese, StructuralClass::Sese},
+          std::pair{Rules::T1T2, StructuralClass::Reducible}})
+        if (contracts(g, entry, exit, rules, live, {})) return klass;
     return StructuralClass::Irreducible;
 }
 
@@ -297,8 +315,12 @@ StructureReport classify(const Digraph& g, NodeId entry, NodeId exit) {
 }
 
 // A graph is cyclic exactly when the entry reaches a loop, and the loop nest has them all.
+// The dominator tree holds the nodes entry reaches.
 StructureReport classify(const Digraph& g, NodeId entry, NodeId exit, const GraphAnalyses& known) {
-    return {structural_class(g, entry, exit), !known.loops.loops.empty(),
+    std::vector<bool> live(g.size());
+    for (NodeId v = 0; v < g.size(); ++v)
+        live[v] = known.dominators.in_tree(v);
+    return {structural_class(g, entry, exit, live), !known.loops.loops.empty(),
             unstructured_edges(g, known)};
 }
 
