@@ -7,6 +7,7 @@
 #include <cuda.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -307,7 +308,8 @@ TEST_CASE("driver: images the emulator cannot run are refused") {
 
 TEST_CASE("driver: a failed device-side assertion is CUDA_ERROR_ASSERT, a trap a launch failure") {
     init_with_context();
-    std::ifstream file(std::string(CFRJIT_SOURCE_DIR) + "/tests/emulator/data/faults_sm75.ptx");
+    std::ifstream file(std::filesystem::path(CFRJIT_SOURCE_DIR) /
+                       "tests/emulator/data/faults_sm75.ptx");
     std::stringstream text;
     text << file.rdbuf();
     const std::string ptx = text.str();

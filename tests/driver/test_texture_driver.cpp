@@ -8,6 +8,7 @@
 #include <cuda.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -22,8 +23,8 @@ struct Session {
         CUcontext ctx = nullptr;
         REQUIRE(cuDevicePrimaryCtxRetain(&ctx, 0) == CUDA_SUCCESS);
         REQUIRE(cuCtxSetCurrent(ctx) == CUDA_SUCCESS);
-        std::ifstream f(std::string(CFRJIT_SOURCE_DIR) +
-                        "/tests/emulator/data/texture_kernels_sm75.ptx");
+        std::ifstream f(std::filesystem::path(CFRJIT_SOURCE_DIR) /
+                        "tests/emulator/data/texture_kernels_sm75.ptx");
         std::stringstream ss;
         ss << f.rdbuf();
         const std::string ptx = ss.str();

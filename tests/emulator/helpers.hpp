@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,7 +17,7 @@
 namespace emu_test {
 
 inline std::string read_data(const std::string& name) {
-    std::ifstream f(std::string(CFRJIT_SOURCE_DIR) + "/tests/emulator/data/" + name);
+    std::ifstream f(std::filesystem::path(CFRJIT_SOURCE_DIR) / "tests/emulator/data" / name);
     std::stringstream ss;
     ss << f.rdbuf();
     return ss.str();

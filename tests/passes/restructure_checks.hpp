@@ -98,8 +98,9 @@ inline std::string ptxas_errors(const std::string& ptx) {
     const auto file = dir / (stem + ".ptx");
     const auto log = dir / (stem + ".log");
     std::ofstream(file) << ptx;
-    const std::string cmd = std::string(CFRJIT_PTXAS) + " -arch=" + ptxas_arch(ptx) + " '" +
-                            file.string() + "' -o /dev/null > '" + log.string() + "' 2>&1";
+    std::string cmd = CFRJIT_PTXAS;
+    cmd += " -arch=" + ptxas_arch(ptx) + " '" + file.string() + "' -o /dev/null > '" +
+           log.string() + "' 2>&1";
     const int status = std::system(cmd.c_str());
     std::stringstream errors;
     errors << std::ifstream(log).rdbuf();

@@ -38,11 +38,12 @@ using namespace cfr;
 
 namespace {
 
-const std::string kDir = std::string(CFRJIT_SOURCE_DIR) + "/tests/passes/convergent/";
+const std::filesystem::path kDir =
+    std::filesystem::path(CFRJIT_SOURCE_DIR) / "tests/passes/convergent";
 const char* const kFiles[] = {"loops.ptx", "elect.ptx", "branches.ptx", "head_controlled.ptx"};
 
 std::string read(const std::string& file) {
-    std::ifstream in(kDir + file);
+    std::ifstream in(kDir / file);
     REQUIRE(in);
     std::stringstream text;
     text << in.rdbuf();
@@ -129,8 +130,8 @@ std::string ptxas_sm90(const std::string& ptx) {
         std::filesystem::temp_directory_path() / ("cfr_convergent_" + std::to_string(::getpid()));
     const std::string file = stem.string() + ".ptx", log = stem.string() + ".log";
     std::ofstream(file) << ptx;
-    const std::string cmd =
-        std::string(CFRJIT_PTXAS) + " -arch=sm_90 '" + file + "' -o /dev/null > '" + log + "' 2>&1";
+    std::string cmd = CFRJIT_PTXAS;
+    cmd += " -arch=sm_90 '" + file + "' -o /dev/null > '" + log + "' 2>&1";
     const int status = std::system(cmd.c_str());
     std::stringstream errors;
     errors << std::ifstream(log).rdbuf();

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -183,7 +184,8 @@ TEST_CASE("regression: a do-while latch through a jump block is tail-controlled"
 
 TEST_CASE("regression: a brx.idx through a .branchtargets table is retargeted",
           "[restructure-branches][regression]") {
-    std::ifstream file(std::string(CFRJIT_SOURCE_DIR) + "/tests/data/ptx/handwritten_isa.ptx");
+    std::ifstream file(std::filesystem::path(CFRJIT_SOURCE_DIR) /
+                       "tests/data/ptx/handwritten_isa.ptx");
     std::stringstream text;
     text << file.rdbuf();
     REQUIRE_FALSE(text.str().empty());

@@ -74,8 +74,8 @@ bool ptxas_accepts(const std::string& text) {
                       ("cfrjit_control_edit_" + std::to_string(::getpid()) + "_" +
                        std::to_string(made++) + ".ptx");
     std::ofstream(file) << text;
-    const std::string command = std::string(CFRJIT_PTXAS) + " -arch=sm_90 '" + file.string() +
-                                "' -o /dev/null > /dev/null 2>&1";
+    std::string command = CFRJIT_PTXAS;
+    command += " -arch=sm_90 '" + file.string() + "' -o /dev/null > /dev/null 2>&1";
     const bool ok = std::system(command.c_str()) == 0;
     std::filesystem::remove(file);
     return ok;

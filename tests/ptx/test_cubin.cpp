@@ -74,9 +74,10 @@ std::string read_bytes(const fs::path& p) {
 std::string ptxas_cubin(const std::string& arch, bool relocatable) {
     const fs::path ptx = temp_file("in.ptx"), out = temp_file(arch + ".cubin");
     std::ofstream(ptx) << kPtx;
-    const std::string output =
-        run(std::string(CFRJIT_PTXAS) + " -arch=" + arch + (relocatable ? " -c " : " ") +
-            ptx.string() + " -o " + out.string());
+    std::string command = CFRJIT_PTXAS;
+    command +=
+        " -arch=" + arch + (relocatable ? " -c " : " ") + ptx.string() + " -o " + out.string();
+    const std::string output = run(command);
     INFO(output);
     std::string bytes = read_bytes(out);
     fs::remove(ptx);

@@ -41,8 +41,8 @@ std::pair<bool, std::string> ptxas(const std::string& text, const std::string& a
     const fs::path file = fs::temp_directory_path() /
                           ("cfrjit_link_" + std::to_string(getpid()) + "_" + arch + ".ptx");
     std::ofstream(file, std::ios::binary) << text;
-    const std::string cmd =
-        std::string(CFRJIT_PTXAS) + " -arch=" + arch + " " + file.string() + " -o /dev/null 2>&1";
+    std::string cmd = CFRJIT_PTXAS;
+    cmd += " -arch=" + arch + " " + file.string() + " -o /dev/null 2>&1";
     std::string output;
     FILE* pipe = popen(cmd.c_str(), "r");
     char buffer[512];

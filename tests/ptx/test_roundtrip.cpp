@@ -41,8 +41,8 @@ std::string arch_of(const Module& m) {
 }
 
 bool ptxas_accepts(const fs::path& file, const std::string& arch) {
-    std::string cmd = std::string(CFRJIT_PTXAS) + " -arch=" + arch + " '" + file.string() +
-                      "' -o /dev/null > /dev/null 2>&1";
+    std::string cmd = CFRJIT_PTXAS;
+    cmd += " -arch=" + arch + " '" + file.string() + "' -o /dev/null > /dev/null 2>&1";
     return std::system(cmd.c_str()) == 0;
 }
 
