@@ -141,18 +141,26 @@ void FunctionUnit::write_back() {
     drop_graph_analyses();
 }
 
-ModuleUnit::ModuleUnit(ptx::Module& module, const FunctionSelection& only) : module_(&module) {
-    for (auto& item : module.items) {
-        auto* function = std::get_if<ptx::Function>(&item);
+ModuleUnit::ModuleUnit(ptx::Module& module, const FunctionSelection& only)
+    : ModuleUnit(module, {}, only) {}
+
+ModuleUnit::ModuleUnit(ptx::Module& module, std::vector<ptx::CfgPlan> plans,
+                       const FunctionSelection& only)
+    : module_(&module) {
+    auto plan = plans.begin();
+    for (size_t item = 0; item < module.items.size(); ++item) {
+        auto* function = std::get_if<ptx::Function>(&module.items[item]);
         if (!function || !function->body) continue;
+        while (plan != plans.end() && plan->item < item)
+            ++plan;
         if (only && !only(function->name)) continue;
-        try {
-            std::vector<size_t> starts;
-            ptx::Cfg planned = ptx::plan_cfg(*function, starts);
-            functions_.emplace_back(*function, std::move(planned), std::move(starts));
-        } catch (const ptx::CfgError& e) {
-            skipped_.push_back(fmt::format("{}: {}", function->name, e.what()));
-        }
+        const bool adoptable = plan != plans.end() && plan->item == item && plan->plans(*function);
+        ptx::CfgPlan planned =
+            adoptable ? std::move(*plan) : ptx::plan_function_cfg(*function, item);
+        if (planned.cfg)
+            functions_.emplace_back(*function, std::move(*planned.cfg), std::move(planned.starts));
+        else
+            skipped_.push_back(fmt::format("{}: {}", function->name, planned.error));
     }
 }
 

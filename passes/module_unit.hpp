@@ -138,6 +138,10 @@ public:
     // unselected one is left out silently. Either stays exactly as it is, and to the analyses
     // it is code they cannot see into.
     explicit ModuleUnit(ptx::Module& module, const FunctionSelection& only = {});
+    // The same, adopting the CFGs planned while the module was parsed (ptx::plan_while_parsing)
+    // where a plan is of the function as it is; the others are planned here.
+    ModuleUnit(ptx::Module& module, std::vector<ptx::CfgPlan> plans,
+               const FunctionSelection& only = {});
     ~ModuleUnit();
     ModuleUnit(const ModuleUnit&) = delete;
     ModuleUnit& operator=(const ModuleUnit&) = delete;

@@ -152,11 +152,12 @@ Contract contract_of(const PassSpec& spec) {
 }
 
 std::vector<PassReport> run_pipeline(ptx::Module& module, const std::vector<PassSpec>& pipeline,
-                                     VerifyLevel verify, const FunctionSelection& only) {
+                                     VerifyLevel verify, const FunctionSelection& only,
+                                     std::vector<ptx::CfgPlan> plans) {
     std::vector<PassReport> reports;
     if (pipeline.empty()) return reports;
     check_requirements(pipeline);
-    ModuleUnit unit(module, only);
+    ModuleUnit unit(module, std::move(plans), only);
     Verifier verifier(verify);
     for (const auto& spec : pipeline) {
         const PassInfo& info = pass_named(spec.name);

@@ -4,16 +4,13 @@
 
 #include "passes/pass.hpp"
 #include "passes/verify.hpp"
+#include "ptx/cfg.hpp"
 
 #include <any>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-namespace cfr::ptx {
-struct Module;
-}
 
 namespace cfr::passes {
 
@@ -58,9 +55,11 @@ std::string spelling(const std::vector<PassSpec>& pipeline);
 // only where a pass changed them, so a pipeline that changes nothing leaves the module exactly
 // as it was; each report lists the functions its pass changed. After each pass the verifier
 // checks the module at `verify` (verify.hpp) and throws VerificationError, naming the pass, the
-// function and the check, where it finds a violation.
+// function and the check, where it finds a violation. `plans`: the CFGs planned while the module
+// was parsed (ptx::plan_while_parsing), or none.
 std::vector<PassReport> run_pipeline(ptx::Module& module, const std::vector<PassSpec>& pipeline,
                                      VerifyLevel verify = VerifyLevel::Full,
-                                     const FunctionSelection& only = {});
+                                     const FunctionSelection& only = {},
+                                     std::vector<ptx::CfgPlan> plans = {});
 
 } // namespace cfr::passes

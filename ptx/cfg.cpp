@@ -270,6 +270,24 @@ void fill_cfg(Cfg& cfg, Function& function, const std::vector<size_t>& starts) {
     function.body->clear();
 }
 
+CfgPlan plan_function_cfg(const Function& function, std::size_t item) {
+    CfgPlan plan;
+    plan.item = item;
+    plan.statements = function.body ? function.body->size() : 0;
+    try {
+        plan.cfg = plan_cfg(function, plan.starts);
+    } catch (const CfgError& e) {
+        plan.error = e.what();
+    }
+    return plan;
+}
+
+FunctionParsed plan_while_parsing(std::vector<CfgPlan>& plans) {
+    return [&plans](const Function& function, std::size_t item) {
+        plans.push_back(plan_function_cfg(function, item));
+    };
+}
+
 Cfg build_cfg(const Function& function) {
     std::vector<size_t> starts;
     Cfg cfg = plan_cfg(function, starts);

@@ -4,6 +4,7 @@
 #include "ptx/branch_table.hpp"
 #include "ptx/digraph.hpp"
 #include "ptx/ir.hpp"
+#include "ptx/parser.hpp"
 
 #include <optional>
 #include <span>
@@ -74,6 +75,26 @@ Cfg take_cfg(Function& function);
 // empty, and where each block begins in the body; fill_cfg then moves the statements in.
 Cfg plan_cfg(const Function& function, std::vector<size_t>& starts);
 void fill_cfg(Cfg& cfg, Function& function, const std::vector<size_t>& starts);
+
+// A function's CFG as plan_cfg plans it, or why it has none, planned as the function is parsed:
+// its statements are still in the cache then, where planning them after the whole module is
+// read finds them in memory.
+struct CfgPlan {
+    std::size_t item = 0;       // the function's index in Module::items
+    std::size_t statements = 0; // its body's size when planned
+    std::optional<Cfg> cfg;     // nullopt: `error` holds the CfgError's message
+    std::vector<size_t> starts;
+    std::string error;
+
+    // Whether the plan is of this function as it is now (its body not changed in size since).
+    bool plans(const Function& function) const {
+        return function.body && function.body->size() == statements;
+    }
+};
+// The plan of the function at `item` of its module; a CfgError becomes the plan's error.
+CfgPlan plan_function_cfg(const Function& function, std::size_t item);
+// What parse() calls for each function (parser.hpp) to plan its CFG into `plans`.
+FunctionParsed plan_while_parsing(std::vector<CfgPlan>& plans);
 
 // The function body for a CFG, blocks in their current order, with an explicit `bra` added only
 // where a fall-through edge no longer reaches the next block. Unmodified CFGs give back the

@@ -3,6 +3,8 @@
 
 #include "ptx/ir.hpp"
 
+#include <cstddef>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -25,5 +27,11 @@ private:
 };
 
 Module parse(std::string_view text, std::string_view filename = "<input>");
+
+// The same, calling `parsed(function, item)` as soon as each function with a body has been read,
+// while its statements are still in the cache: the index `item` is where it will be in
+// Module::items. What `parsed` throws leaves parse().
+using FunctionParsed = std::function<void(const Function& function, std::size_t item)>;
+Module parse(std::string_view text, std::string_view filename, const FunctionParsed& parsed);
 
 } // namespace cfr::ptx

@@ -1,7 +1,9 @@
 // A constant table of an enum's spellings, checked at compile time, with lookup both ways: from a
-// spelling by a hash index built at compile time (one hash and, as a rule, one comparison), to a
-// spelling by the enumerator's value.
+// spelling by a hash index built at compile time (one key and, as a rule, one comparison of keys:
+// spelling_key.hpp), to a spelling by the enumerator's value.
 #pragma once
+
+#include "ptx/spelling_key.hpp"
 
 #include <algorithm>
 #include <array>
@@ -32,8 +34,9 @@ public:
             if (!sorted[i].first.empty() && sorted[i - 1].first == sorted[i].first)
                 throw "a spelling table must not spell two enumerators alike";
         for (std::size_t i = 0; i < N; ++i) {
+            keys_[i] = SpellingKey(entries[i].first);
             if (entries[i].first.empty()) continue;
-            std::size_t slot = hash(entries[i].first) & kMask;
+            std::size_t slot = keys_[i].hash() & kMask;
             while (slots_[slot] != 0)
                 slot = (slot + 1) & kMask;
             slots_[slot] = static_cast<uint16_t>(i + 1);
@@ -41,10 +44,13 @@ public:
     }
 
     std::optional<Enum> find(std::string_view spelling) const {
-        for (std::size_t slot = hash(spelling) & kMask;; slot = (slot + 1) & kMask) {
+        const SpellingKey key(spelling);
+        for (std::size_t slot = key.hash() & kMask;; slot = (slot + 1) & kMask) {
             const uint16_t entry = slots_[slot];
             if (entry == 0) return std::nullopt;
-            if (entries_[entry - 1].first == spelling) return entries_[entry - 1].second;
+            const std::size_t i = entry - 1;
+            if (same_spelling(key, spelling, keys_[i], entries_[i].first))
+                return entries_[i].second;
         }
     }
     std::string_view spelling(Enum e) const { return entries_[static_cast<std::size_t>(e)].first; }
@@ -54,15 +60,8 @@ private:
     static constexpr std::size_t kSlots = std::bit_ceil(4 * N); // at most a quarter full
     static constexpr std::size_t kMask = kSlots - 1;
 
-    // FNV-1a.
-    static constexpr std::size_t hash(std::string_view s) {
-        uint64_t h = 14695981039346656037ull;
-        for (const char c : s)
-            h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-        return static_cast<std::size_t>(h ^ (h >> 32));
-    }
-
     std::array<Entry, N> entries_;
+    std::array<SpellingKey, N> keys_{};
     std::array<uint16_t, kSlots> slots_{};
 };
 

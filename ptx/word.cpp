@@ -3,6 +3,8 @@
 // stored once for the life of the process and found by its id without a lock too.
 #include "ptx/word.hpp"
 
+#include "ptx/spelling_key.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -85,13 +87,6 @@ constexpr std::string_view kOtherQualifiers[] = {
 
 constexpr std::size_t kMaxWords = 65536;
 
-uint64_t fnv1a(std::string_view s) {
-    uint64_t h = 14695981039346656037ull;
-    for (const char c : s)
-        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-    return h;
-}
-
 struct Meaning {
     Type type = Type::None;
     std::optional<Comparison> comparison;
@@ -135,10 +130,11 @@ public:
     }
 
     std::optional<uint16_t> find(std::string_view s) const {
-        for (std::size_t slot = fnv1a(s) & mask_;; slot = (slot + 1) & mask_) {
+        const SpellingKey key(s);
+        for (std::size_t slot = key.hash() & mask_;; slot = (slot + 1) & mask_) {
             const uint16_t id = slots_[slot];
             if (id == 0) return std::nullopt;
-            if (spellings_[id] == s) return id;
+            if (same_spelling(key, s, keys_[id], spellings_[id])) return id;
         }
     }
     std::size_t size() const { return spellings_.size(); }
@@ -165,8 +161,10 @@ private:
             slots *= 2;
         mask_ = slots - 1;
         slots_.assign(slots, 0);
+        for (const std::string_view spelling : spellings_)
+            keys_.emplace_back(spelling);
         for (std::size_t id = 1; id < spellings_.size(); ++id) {
-            std::size_t slot = fnv1a(spellings_[id]) & mask_;
+            std::size_t slot = keys_[id].hash() & mask_;
             while (slots_[slot] != 0)
                 slot = (slot + 1) & mask_;
             slots_[slot] = static_cast<uint16_t>(id);
@@ -174,6 +172,7 @@ private:
     }
 
     std::vector<std::string_view> spellings_;
+    std::vector<SpellingKey> keys_; // of spellings_
     std::vector<Meaning> meanings_;
     std::vector<uint16_t> slots_;
     std::size_t mask_ = 0;

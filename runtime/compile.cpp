@@ -35,12 +35,8 @@ int count_instructions(const std::vector<ptx::Statement>& statements) {
     return n;
 }
 
-int count_blocks(const ptx::Function& f) {
-    try {
-        return static_cast<int>(ptx::build_cfg(f).blocks.size());
-    } catch (const ptx::CfgError&) {
-        return 0;
-    }
+int count_blocks(const ptx::CfgPlan& plan) {
+    return plan.cfg ? static_cast<int>(plan.cfg->blocks.size()) : 0;
 }
 
 std::vector<ptx::Function*> functions_of(ptx::Module& m) {
@@ -74,18 +70,21 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
                               const CompileOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     CompiledModule out;
-    ptx::Module module;
-    try {
-        module = ptx::parse(text, module_name);
-    } catch (const std::exception& e) {
-        throw CompileError(fmt::format("module {}: PTX does not parse: {}", module_name, e.what()));
-    }
     struct Counts {
         int blocks, instructions;
     };
-    std::vector<Counts> before;
-    for (const auto* f : functions_of(module))
-        before.push_back({count_blocks(*f), count_instructions(*f->body)});
+    std::vector<Counts> before; // of each function with a body, counted as it is parsed
+    std::vector<ptx::CfgPlan> plans;
+    const ptx::FunctionParsed plan = ptx::plan_while_parsing(plans);
+    ptx::Module module;
+    try {
+        module = ptx::parse(text, module_name, [&](const ptx::Function& f, size_t item) {
+            plan(f, item);
+            before.push_back({count_blocks(plans.back()), count_instructions(*f.body)});
+        });
+    } catch (const std::exception& e) {
+        throw CompileError(fmt::format("module {}: PTX does not parse: {}", module_name, e.what()));
+    }
     std::vector<passes::PassReport> reports;
     try {
         if (options.inject_pass_fault)
@@ -93,7 +92,8 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
         CFR_INVARIANT(!options.inject_invariant_fault,
                       "no invariant is broken (CFRJIT_TEST_FAULT=invariant breaks this one)");
         // Kernels outside CFRJIT_KERNELS never enter the passes.
-        reports = passes::run_pipeline(module, options.pipeline, options.verify, options.selects);
+        reports = passes::run_pipeline(module, options.pipeline, options.verify, options.selects,
+                                       std::move(plans));
     } catch (const passes::VerificationError& e) {
         throw CompileError(e.what());
     } catch (const std::exception& e) {
@@ -122,7 +122,7 @@ CompiledModule compile_module(std::string_view text, std::string_view module_nam
         k.instructions_before = k.instructions_after = before[i].instructions;
         k.changed_by = passes_that_changed(reports, f.name);
         if (!k.changed_by.empty()) {
-            k.blocks_after = count_blocks(f);
+            k.blocks_after = count_blocks(ptx::plan_function_cfg(f, 0));
             k.instructions_after = count_instructions(*f.body);
         }
         out.kernels.push_back(std::move(k));

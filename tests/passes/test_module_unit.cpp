@@ -5,7 +5,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 using cfr::passes::ModuleUnit;
 
@@ -74,6 +76,35 @@ TEST_CASE("module unit: bodies move into the CFGs and come back as they were") {
     CHECK(module == original);
     unit.write_back(); // nothing left to give back: a second call changes nothing
     CHECK(module == original);
+}
+
+TEST_CASE("module unit: CFGs planned while parsing are adopted, and planned again where stale") {
+    std::vector<cfr::ptx::CfgPlan> plans;
+    auto module = cfr::ptx::parse(kModule, "unit.ptx", cfr::ptx::plan_while_parsing(plans));
+    const auto original = module;
+    REQUIRE(plans.size() == 2);
+    {
+        auto adopted = plans;
+        adopted.front().cfg->edges.pop_back(); // marks the plan: a unit that adopts it shows it
+        ModuleUnit unit(module, adopted);
+        REQUIRE(unit.functions().size() == 1);
+        CHECK(unit.functions().front().cfg().edges.size() == plans.front().cfg->edges.size() - 1);
+        REQUIRE(unit.skipped().size() == 1);
+        CHECK_THAT(unit.skipped().front(),
+                   Catch::Contains("broken: ") && Catch::Contains("undefined label $nowhere"));
+    }
+    CHECK(module == original);
+
+    // The body of k loses its label after the parse: the plan no longer describes it, so the
+    // unit plans k again and finds the branch to a label that is gone.
+    auto& body = *std::get<cfr::ptx::Function>(module.items.at(plans.front().item)).body;
+    body.erase(std::find_if(body.begin(), body.end(), [](const cfr::ptx::Statement& s) {
+        return std::holds_alternative<cfr::ptx::Label>(s);
+    }));
+    ModuleUnit unit(module, plans);
+    CHECK(unit.functions().empty());
+    REQUIRE(unit.skipped().size() == 2);
+    CHECK_THAT(unit.skipped().front(), Catch::Contains("k: ") && Catch::Contains("$L_done"));
 }
 
 TEST_CASE(

@@ -206,6 +206,51 @@ TEST_CASE("cfg: take_cfg moves the body in, and a function without a CFG keeps i
     CHECK(cfg.blocks.empty());
 }
 
+TEST_CASE("cfg: the plans made while a module is parsed are plan_cfg's, with its errors") {
+    const std::string text = kHeader + R"(.func proto(.param .u32 x);
+.global .u32 g;
+.visible .entry first()
+{
+    .reg .pred %p;
+    @%p bra $A;
+    ret;
+$A: exit;
+}
+.visible .entry broken()
+{
+    bra $nowhere;
+}
+.visible .entry last()
+{
+    ret;
+}
+)";
+    std::vector<CfgPlan> plans;
+    const Module m = parse(text, "plans.ptx", plan_while_parsing(plans));
+    REQUIRE(plans.size() == 3); // the prototype has no body, so no plan
+    const std::vector<std::string> names = {"first", "broken", "last"};
+    for (size_t i = 0; i < plans.size(); ++i) {
+        const auto& f = std::get<Function>(m.items.at(plans[i].item));
+        CHECK(f.name == names[i]);
+        CHECK(plans[i].plans(f));
+        std::vector<size_t> starts;
+        if (f.name == "broken") {
+            CHECK_FALSE(plans[i].cfg);
+            CHECK_THAT(plans[i].error, Catch::Contains("undefined label $nowhere"));
+            CHECK_THROWS_AS(plan_cfg(f, starts), CfgError);
+            continue;
+        }
+        REQUIRE(plans[i].cfg);
+        const Cfg again = plan_cfg(f, starts);
+        CHECK(edges_of(*plans[i].cfg) == edges_of(again));
+        CHECK(plans[i].cfg->blocks.size() == again.blocks.size());
+        CHECK(plans[i].starts == starts);
+    }
+    Function changed = std::get<Function>(m.items.at(plans[0].item));
+    changed.body->pop_back();
+    CHECK_FALSE(plans[0].plans(changed));
+}
+
 TEST_CASE("cfg: an empty body is one empty block") {
     const Function f = function_of("");
     const Cfg cfg = build_cfg(f);

@@ -146,11 +146,14 @@ int run(const Options& options) {
     auto pipeline = cfr::passes::parse_pipeline(config ? config->pipeline : options.pipeline);
     if (!options.profile.empty()) with_profile(pipeline, options.profile);
     const std::string text = cfr::tools::read_file(options.input);
-    cfr::ptx::Module module = cfr::ptx::parse(text, options.input);
+    std::vector<cfr::ptx::CfgPlan> plans;
+    cfr::ptx::Module module =
+        cfr::ptx::parse(text, options.input, cfr::ptx::plan_while_parsing(plans));
     const auto verify = *cfr::passes::verify_level(options.verify);
-    const auto pass_reports = config && options.profile.empty()
-                                  ? cfr::passes::run_configuration(module, *config, verify)
-                                  : cfr::passes::run_pipeline(module, pipeline, verify);
+    const auto pass_reports =
+        config && options.profile.empty()
+            ? cfr::passes::run_configuration(module, *config, verify)
+            : cfr::passes::run_pipeline(module, pipeline, verify, {}, std::move(plans));
 
     if (options.divergence) {
         cfr::passes::ModuleUnit unit(module);

@@ -1,0 +1,58 @@
+// A spelling's bytes as two little-endian words and its length: the key the spelling tables hash
+// and compare. The head holds the first bytes and the tail the last (overlapping where the
+// spelling is short), so two spellings of at most sixteen bytes are equal exactly when their keys
+// are: looking up ".u32" or "setp" costs a few integer operations and no call. Longer spellings
+// are compared in full as well.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace cfr::ptx {
+
+struct SpellingKey {
+    static constexpr std::size_t kExact = 16; // spellings up to this long: the key is the bytes
+
+    uint64_t head = 0;
+    uint64_t tail = 0;
+    uint64_t size = 0;
+
+    constexpr SpellingKey() = default;
+    constexpr explicit SpellingKey(std::string_view s) : size(s.size()) {
+        const std::size_t n = s.size();
+        if (n >= 8) {
+            head = bytes(s, 0, 8);
+            tail = bytes(s, n - 8, 8);
+        } else if (n >= 4) {
+            head = bytes(s, 0, 4) | bytes(s, n - 4, 4) << 32;
+        } else if (n > 0) {
+            head = bytes(s, 0, 1) | bytes(s, n / 2, 1) << 8 | bytes(s, n - 1, 1) << 16;
+        }
+    }
+
+    constexpr std::size_t hash() const {
+        uint64_t h = head * 0x9E3779B97F4A7C15ull;
+        h ^= (tail + size) * 0xC2B2AE3D27D4EB4Full;
+        return static_cast<std::size_t>(h ^ (h >> 29));
+    }
+
+    friend constexpr bool operator==(const SpellingKey&, const SpellingKey&) = default;
+
+private:
+    // `count` bytes of s from `at`, little-endian (one load where the compiler merges them).
+    static constexpr uint64_t bytes(std::string_view s, std::size_t at, std::size_t count) {
+        uint64_t v = 0;
+        for (std::size_t i = 0; i < count; ++i)
+            v |= uint64_t(static_cast<unsigned char>(s[at + i])) << (8 * i);
+        return v;
+    }
+};
+
+// Whether `s`, whose key is `key`, is the spelling `known` with the key `known_key`.
+constexpr bool same_spelling(const SpellingKey& key, std::string_view s,
+                             const SpellingKey& known_key, std::string_view known) {
+    return key == known_key && (key.size <= SpellingKey::kExact || s == known);
+}
+
+} // namespace cfr::ptx
