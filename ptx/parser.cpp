@@ -122,7 +122,7 @@ struct RegisterScope {
 
 class Parser {
 public:
-    Parser(std::string_view text, std::string_view filename, const FunctionParsed* parsed)
+    Parser(std::string_view text, std::string_view filename, const FunctionParsed& parsed)
         : lex_(text), file_(filename), parsed_(parsed) {}
 
     Module parse_module();
@@ -171,7 +171,7 @@ private:
 
     Lexer lex_;
     std::string file_;
-    const FunctionParsed* parsed_; // may be null
+    const FunctionParsed& parsed_; // empty: nothing to call
     Token cur_;
     Token peek_;
     bool has_peek_ = false;
@@ -746,7 +746,7 @@ void Parser::top_level(Module& m) {
     }
     if (cur_.kind == TokenKind::DotName && (cur_.text == ".entry" || cur_.text == ".func")) {
         const Function& f = std::get<Function>(m.items.emplace_back(function(std::move(linkage))));
-        if (parsed_ && *parsed_ && f.body) (*parsed_)(f, m.items.size() - 1);
+        if (parsed_ && f.body) parsed_(f, m.items.size() - 1);
     } else if (cur_.kind == TokenKind::DotName && is_state_space(cur_.text)) {
         std::vector<Variable> vars;
         registers_.clear();
@@ -779,7 +779,7 @@ Module parse(std::string_view text, std::string_view filename) {
 Module parse(std::string_view text, std::string_view filename, const FunctionParsed& parsed) {
     if (text.size() >= std::numeric_limits<uint32_t>::max())
         throw ParseError(std::string(filename), 1, 1, "input larger than 4 GiB");
-    Parser parser(text, filename, &parsed);
+    Parser parser(text, filename, parsed);
     try {
         return parser.parse_module();
     } catch (const LexError& e) {
