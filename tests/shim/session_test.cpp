@@ -1,5 +1,6 @@
 // Load decisions without a driver: rewrite and cache, hits, fallbacks with exactly one log line,
 // and loads from many threads and processes sharing one cache directory.
+#include "ptx/cfg.hpp"
 #include "ptx/cubin.hpp"
 #include "ptx/parser.hpp"
 #include "ptx/printer.hpp"
@@ -228,6 +229,59 @@ TEST_CASE("session: concurrent loads from threads and processes share one cache"
     }
     for (const auto& m : again.modules())
         CHECK(m.cache == CacheStatus::Hit);
+}
+
+namespace {
+
+int instructions_in(const std::vector<cfr::ptx::Statement>& statements) {
+    int n = 0;
+    for (const auto& s : statements) {
+        if (std::holds_alternative<cfr::ptx::Instruction>(s)) ++n;
+        if (const auto* scope = std::get_if<cfr::ptx::Scope>(&s))
+            n += instructions_in(scope->statements);
+    }
+    return n;
+}
+
+// Each function's blocks (0 without a CFG) and instructions, counted apart from compile_module.
+std::map<std::string, std::pair<int, int>> counts_of(const std::string& text) {
+    std::map<std::string, std::pair<int, int>> out;
+    for (const auto& item : cfr::ptx::parse(text, "counted.ptx").items) {
+        const auto* f = std::get_if<cfr::ptx::Function>(&item);
+        if (!f || !f->body) continue;
+        int blocks = 0;
+        try {
+            blocks = static_cast<int>(cfr::ptx::build_cfg(*f).blocks.size());
+        } catch (const cfr::ptx::CfgError&) {
+        }
+        out[f->name] = {blocks, instructions_in(*f->body)};
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("compile: each kernel's blocks and instructions before and after the passes") {
+    const std::string text =
+        example_ptx("short_circuit") + "\n.visible .entry no_cfg()\n{\n    bra $nowhere;\n}\n";
+    CompileOptions o;
+    o.pipeline = cfr::passes::parse_pipeline("restructure-branches");
+    const auto m = compile_module(text, "m", o);
+    const auto before = counts_of(text), after = counts_of(m.ptx);
+    REQUIRE(m.kernels.size() == 2);
+    for (const auto& k : m.kernels) {
+        INFO(k.name);
+        CHECK(k.blocks_before == before.at(k.name).first);
+        CHECK(k.instructions_before == before.at(k.name).second);
+        CHECK(k.blocks_after == after.at(k.name).first);
+        CHECK(k.instructions_after == after.at(k.name).second);
+    }
+    const auto& restructured = m.kernels[0];
+    CHECK_FALSE(restructured.changed_by.empty());
+    CHECK(restructured.blocks_after > restructured.blocks_before);
+    CHECK(m.kernels[1].name == "no_cfg");
+    CHECK(m.kernels[1].blocks_before == 0);
+    CHECK(m.kernels[1].changed_by.empty());
 }
 
 TEST_CASE("compile: metadata survives the cache") {
