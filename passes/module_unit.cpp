@@ -10,9 +10,6 @@
 
 namespace cfr::passes {
 
-FunctionUnit::FunctionUnit(ptx::Function& function, ptx::Cfg cfg)
-    : function_(&function), cfg_(std::move(cfg)) {}
-
 FunctionUnit::FunctionUnit(ptx::Function& function, ptx::Cfg planned, std::vector<size_t> starts)
     : function_(&function), cfg_(std::move(planned)), starts_(std::move(starts)) {}
 

@@ -26,7 +26,6 @@ namespace cfr::passes {
 
 class FunctionUnit {
 public:
-    FunctionUnit(ptx::Function& function, ptx::Cfg cfg);
     // A unit whose statements stay in the function's body until the first call that reads them
     // in blocks (cfg(), mutable_cfg(), mutable_code(), snapshot()): `planned` and `starts` are
     // what ptx::plan_cfg gave. The graph analyses need no statements, so a function that no pass
