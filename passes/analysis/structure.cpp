@@ -1,6 +1,7 @@
 // The structural classifier of seed 000 section III: see structure.hpp.
 #include "passes/analysis/structure.hpp"
 
+#include "passes/analysis/depth_first.hpp"
 #include "passes/analysis/reachability.hpp"
 
 #include <algorithm>
@@ -305,13 +306,30 @@ StructuralClass structural_class(const Digraph& g, NodeId entry, NodeId exit,
     return StructuralClass::Irreducible;
 }
 
+bool has_unstructured_edges(StructuralClass klass) {
+    return klass != StructuralClass::Linear && klass != StructuralClass::TailStructured;
+}
+
 } // namespace
 
+// Linear and tail-structured graphs have no unstructured edges (seed 002 Definition 1). Every
+// node rules 1-3 build is entered only at its first block, which dominates the rest, and left only
+// from its last block, which post-dominates the rest; rule 3 makes such a node a loop whose back
+// edge and exit leave that last block. So an edge between two of them joins a block to one it
+// dominates or post-dominates, or to a block with one predecessor; and an edge into or out of a
+// loop meets its header or its last block. Those classes need neither dominator trees nor loop
+// nest: one depth-first search tells which nodes take part and whether they hold a cycle.
 StructureReport classify(const Digraph& g, NodeId entry, NodeId exit) {
+    const DepthFirst search = depth_first(g.succ, entry);
+    std::vector<bool> live(g.size());
+    for (const NodeId v : search.post_order)
+        live[v] = true;
+    const StructuralClass klass = structural_class(g, entry, exit, live);
+    if (!has_unstructured_edges(klass)) return {klass, !search.retreating.empty(), {}};
     const DominatorTree dom = dominators(g, entry);
     const DominatorTree pdom = post_dominators(g, exit);
     const LoopNest nest = loop_nest(g, entry);
-    return classify(g, entry, exit, GraphAnalyses{dom, pdom, nest});
+    return {klass, !nest.loops.empty(), unstructured_edges(g, GraphAnalyses{dom, pdom, nest})};
 }
 
 // A graph is cyclic exactly when the entry reaches a loop, and the loop nest has them all.
@@ -320,8 +338,9 @@ StructureReport classify(const Digraph& g, NodeId entry, NodeId exit, const Grap
     std::vector<bool> live(g.size());
     for (NodeId v = 0; v < g.size(); ++v)
         live[v] = known.dominators.in_tree(v);
-    return {structural_class(g, entry, exit, live), !known.loops.loops.empty(),
-            unstructured_edges(g, known)};
+    const StructuralClass klass = structural_class(g, entry, exit, live);
+    return {klass, !known.loops.loops.empty(),
+            has_unstructured_edges(klass) ? unstructured_edges(g, known) : std::vector<Edge>{}};
 }
 
 } // namespace cfr::analysis
