@@ -54,19 +54,9 @@ std::string loops_problem(FunctionUnit& function) {
     return {};
 }
 
-// The structural class alone: classify() without the unstructured edges, which cost more than
-// the contractions.
 StructuralClass structural_class(FunctionUnit& function) {
-    const Digraph& g = function.graph();
-    const auto entry = function.cfg().entry();
-    const auto exit = function.cfg().exit();
-    if (analysis::is_linear(g, entry, exit)) return StructuralClass::Linear;
-    if (analysis::contracts(g, entry, exit, analysis::Rules::TailStructured))
-        return StructuralClass::TailStructured;
-    if (analysis::contracts(g, entry, exit, analysis::Rules::Sese)) return StructuralClass::Sese;
-    if (analysis::contracts(g, entry, exit, analysis::Rules::T1T2))
-        return StructuralClass::Reducible;
-    return StructuralClass::Irreducible;
+    return analysis::structural_class(function.graph(), function.cfg().entry(),
+                                      function.cfg().exit());
 }
 
 bool has_uniform_branch(const analysis::ModuleDivergence& divergence, const std::string& name) {

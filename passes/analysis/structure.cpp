@@ -312,6 +312,10 @@ bool has_unstructured_edges(StructuralClass klass) {
 
 } // namespace
 
+StructuralClass structural_class(const Digraph& g, NodeId entry, NodeId exit) {
+    return structural_class(g, entry, exit, reachable(g, entry));
+}
+
 // Linear and tail-structured graphs have no unstructured edges (seed 002 Definition 1). Every
 // node rules 1-3 build is entered only at its first block, which dominates the rest, and left only
 // from its last block, which post-dominates the rest; rule 3 makes such a node a loop whose back

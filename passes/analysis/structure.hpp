@@ -43,6 +43,9 @@ StructureReport classify(const Digraph& g, NodeId entry, NodeId exit);
 // The same, with the dominator trees and loop nest already computed.
 StructureReport classify(const Digraph& g, NodeId entry, NodeId exit, const GraphAnalyses& known);
 
+// The class alone, without the cycle test and the unstructured edges.
+StructuralClass structural_class(const Digraph& g, NodeId entry, NodeId exit);
+
 // The individual tests that classify() combines.
 enum class Rules { TailStructured, Sese, T1T2 };
 bool is_linear(const Digraph& g, NodeId entry, NodeId exit);

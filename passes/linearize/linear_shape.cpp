@@ -137,7 +137,7 @@ std::string guarded_sequence_problem(const ptx::Cfg& cfg) {
     if (!analysis::is_linear(rest, 0, n) &&
         !analysis::contracts(rest, 0, n, analysis::Rules::TailStructured))
         return fmt::format("without the uniform jumps the CFG is {}, not a chain of if-thens",
-                           analysis::to_string(analysis::classify(rest, 0, n).klass));
+                           analysis::to_string(analysis::structural_class(rest, 0, n)));
     for (const auto& [from, to] : analysis::back_edges(cfg.graph(), 0))
         if (!uniform.count({from, to}))
             return fmt::format("retreating edge {} -> {} is not a uniform jump", from, to);

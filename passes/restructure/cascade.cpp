@@ -143,7 +143,9 @@ void lower_branches(RGraph& graph, Cascade cascade) {
 
 size_t remove_superfluous_dummies(RGraph& graph) {
     size_t removed = 0;
-    auto klass = [&] { return analysis::classify(graph.digraph(), graph.entry, graph.exit).klass; };
+    auto klass = [&] {
+        return analysis::structural_class(graph.digraph(), graph.entry, graph.exit);
+    };
     const auto before = klass();
     for (NodeId d = 0; d < graph.nodes.size(); ++d) {
         if (graph.nodes[d].kind != NodeKind::Dummy || d == graph.entry) continue;

@@ -44,7 +44,7 @@ std::string shape_problem(Shape shape, const ptx::Cfg& cfg) {
     case Shape::Any:
         return {};
     case Shape::TailStructured: {
-        const auto klass = analysis::classify(cfg.graph(), cfg.entry(), cfg.exit()).klass;
+        const auto klass = analysis::structural_class(cfg.graph(), cfg.entry(), cfg.exit());
         if (klass == analysis::StructuralClass::Linear ||
             klass == analysis::StructuralClass::TailStructured)
             return {};

@@ -40,7 +40,7 @@ std::string Graph::spelling() const {
 }
 
 analysis::StructuralClass classify(const Graph& g) {
-    return analysis::classify(g.digraph(), g.entry(), g.exit()).klass;
+    return analysis::structural_class(g.digraph(), g.entry(), g.exit());
 }
 
 bool is_minimal(const Graph& g) {

@@ -33,7 +33,7 @@ Variant transform(const std::string& ptx, const Configuration& configuration) {
             ptx::for_each_instruction(*function->body,
                                       [&](const ptx::Instruction&) { ++v.static_instructions; });
             const auto cfg = ptx::build_cfg(*function);
-            v.klass = analysis::classify(cfg.graph(), cfg.entry(), cfg.exit()).klass;
+            v.klass = analysis::structural_class(cfg.graph(), cfg.entry(), cfg.exit());
             v.shape = shape_problem(configuration.shape, cfg);
         }
     } catch (const std::exception& e) {
