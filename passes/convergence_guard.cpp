@@ -6,7 +6,7 @@
 
 namespace cfr::passes {
 
-ConvergenceGuard::ConvergenceGuard(ModuleUnit& unit) : unit_(unit), code_(unit) {
+ConvergenceGuard::ConvergenceGuard(ModuleUnit& unit) : unit_(unit), code_(unit.convergent_code()) {
     for (auto& function : unit.functions()) {
         ConvergentSites sites = convergent_sites(unit, function, code_);
         if (!sites.empty()) kept_.push_back({&function, std::move(sites), function.snapshot()});

@@ -33,7 +33,7 @@ private:
         FunctionUnit::Snapshot snapshot;
     };
     ModuleUnit& unit_;
-    analysis::ConvergentCode code_;
+    analysis::ConvergentCode code_; // as the code was before the pass
     std::vector<Kept> kept_; // the functions that hold a convergent operation
 };
 

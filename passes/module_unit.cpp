@@ -1,6 +1,7 @@
 // The passes' view of a module and its functions: see module_unit.hpp.
 #include "passes/module_unit.hpp"
 
+#include "passes/analysis/convergence.hpp"
 #include "passes/analysis/divergence.hpp"
 
 #include <fmt/format.h>
@@ -189,6 +190,14 @@ const analysis::ModuleDivergence& ModuleUnit::divergence() {
         divergence_versions_ = versions();
     }
     return *divergence_;
+}
+
+const analysis::ConvergentCode& ModuleUnit::convergent_code() {
+    if (!convergent_code_ || convergent_code_versions_ != versions()) {
+        convergent_code_ = std::make_unique<analysis::ConvergentCode>(*this);
+        convergent_code_versions_ = versions();
+    }
+    return *convergent_code_;
 }
 
 void ModuleUnit::declare_module_variable(ptx::Variable variable) {

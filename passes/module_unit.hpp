@@ -20,7 +20,8 @@
 
 namespace cfr::analysis {
 struct ModuleDivergence;
-}
+class ConvergentCode;
+} // namespace cfr::analysis
 
 namespace cfr::passes {
 
@@ -152,6 +153,9 @@ public:
 
     // Divergence of every function's branches, recomputed after any CFG changed.
     const analysis::ModuleDivergence& divergence();
+    // The convergent operations and functions (analysis/convergence.hpp), recomputed after any
+    // CFG changed.
+    const analysis::ConvergentCode& convergent_code();
 
     // Declares a module-scope variable (a .global counter array, say); write_back() puts it
     // before the module's first function.
@@ -170,6 +174,8 @@ private:
     std::vector<std::string> skipped_;
     std::unique_ptr<analysis::ModuleDivergence> divergence_;
     std::vector<unsigned> divergence_versions_; // of the functions, when divergence_ was computed
+    std::unique_ptr<analysis::ConvergentCode> convergent_code_;
+    std::vector<unsigned> convergent_code_versions_;
 
     std::vector<unsigned> versions() const;
 };

@@ -26,11 +26,7 @@ size_t lane_dependent(const std::vector<NodeId>& branches,
 } // namespace
 
 bool holds_convergent(const FunctionUnit& function, const analysis::ConvergentCode& code) {
-    bool holds = false;
-    function.for_each_code([&](std::span<const ptx::Statement> statements) {
-        holds = holds || code.first(statements);
-    });
-    return holds;
+    return code.holds(function.function().name);
 }
 
 ConvergentSites convergent_sites(ModuleUnit& unit, FunctionUnit& function,
@@ -81,7 +77,7 @@ std::optional<Violation> convergence_broken(const FunctionUnit& function,
 }
 
 void Verifier::record_convergent(ModuleUnit& unit) {
-    const analysis::ConvergentCode code(unit);
+    const analysis::ConvergentCode& code = unit.convergent_code();
     auto& functions = unit.functions();
     for (size_t i = 0; i < functions.size() && i < before_.size(); ++i)
         before_[i].convergent = convergent_sites(unit, functions[i], code);
@@ -90,11 +86,9 @@ void Verifier::record_convergent(ModuleUnit& unit) {
 std::optional<Violation> Verifier::convergent_moved(ModuleUnit& unit) {
     if (level_ == VerifyLevel::Off) return std::nullopt;
     auto& functions = unit.functions();
-    std::optional<analysis::ConvergentCode> code;
     for (size_t i = 0; i < functions.size() && i < before_.size(); ++i) {
         if (before_[i].convergent.empty() || !rewritten(functions[i], before_[i])) continue;
-        if (!code) code.emplace(unit);
-        const auto after = convergent_sites(unit, functions[i], *code);
+        const auto after = convergent_sites(unit, functions[i], unit.convergent_code());
         if (auto violation = convergence_broken(functions[i], before_[i].convergent, after))
             return violation;
     }

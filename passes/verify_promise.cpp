@@ -168,7 +168,7 @@ void Verifier::before(ModuleUnit& unit, Promise promise) {
 std::optional<Violation> Verifier::promise_broken(ModuleUnit& unit, Promise promise) {
     if (promise == Promise::Nothing) return std::nullopt;
     auto& functions = unit.functions();
-    std::optional<analysis::ConvergentCode> convergent;
+    const analysis::ConvergentCode* convergent = nullptr;
     for (size_t i = 0; i < functions.size(); ++i) {
         FunctionUnit& f = functions[i];
         const FunctionState* state = i < before_.size() ? &before_[i] : nullptr;
@@ -176,9 +176,8 @@ std::optional<Violation> Verifier::promise_broken(ModuleUnit& unit, Promise prom
         // Cheap checks what the pass rewrote; full also what it left as it was.
         if (!rewritten && level_ == VerifyLevel::Cheap) continue;
         if (!convergent && (promise == Promise::NoUnstructuredEdge || !rewritten))
-            convergent.emplace(unit);
-        if (auto problem =
-                promise_problem(f, promise, rewritten, state, convergent ? &*convergent : nullptr);
+            convergent = &unit.convergent_code();
+        if (auto problem = promise_problem(f, promise, rewritten, state, convergent);
             !problem.empty())
             return Violation{Check::PromisedClass, f.function().name, f.function().is_entry,
                              std::move(problem)};

@@ -45,7 +45,7 @@ std::optional<Violation> Verifier::requirement_broken(ModuleUnit& unit, Conditio
     case Condition::LoopsTailControlled:
         return first_function(unit, condition, tail_control_problem);
     case Condition::NoConvergentOperation: {
-        const analysis::ConvergentCode convergent(unit);
+        const analysis::ConvergentCode& convergent = unit.convergent_code();
         return first_function(unit, condition, [&](const FunctionUnit& f) {
             return holds_convergent(f, convergent) ? "it holds a convergent operation" : "";
         });

@@ -32,6 +32,9 @@ public:
     explicit ConvergentCode(passes::ModuleUnit& unit);
 
     bool convergent(const ptx::Instruction& instruction) const;
+    // Whether the function, as the code was when this was computed, holds a convergent operation
+    // or calls a convergent function.
+    bool holds(const std::string& function) const { return functions_.count(function) != 0; }
     // The first convergent instruction of the statements (nested scopes included), or null.
     const ptx::Instruction* first(std::span<const ptx::Statement> statements) const;
     // The first in the blocks, in the order given.
