@@ -2,17 +2,20 @@
 // whether it comes from a PTX function or is built by hand.
 #pragma once
 
+#include "ptx/node_list.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace cfr {
 
-using NodeId = uint32_t;
+// Each node's list of neighbours, indexed by node.
+using Adjacency = std::vector<NodeList>;
 
 struct Digraph {
-    std::vector<std::vector<NodeId>> succ;
-    std::vector<std::vector<NodeId>> pred;
+    Adjacency succ;
+    Adjacency pred;
 
     explicit Digraph(size_t nodes = 0) : succ(nodes), pred(nodes) {}
 

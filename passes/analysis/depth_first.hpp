@@ -20,7 +20,9 @@ struct DepthFirst {
     std::vector<std::pair<NodeId, NodeId>> retreating;
 };
 
-inline DepthFirst depth_first(const std::vector<std::vector<NodeId>>& out, NodeId root) {
+// `out`: each node's successors, indexed by node (a Digraph's succ or pred, or any such lists).
+template <typename Lists>
+DepthFirst depth_first(const Lists& out, NodeId root) {
     enum class Mark : uint8_t { Unseen, OnStack, Finished };
     DepthFirst result;
     std::vector<Mark> mark(out.size(), Mark::Unseen);

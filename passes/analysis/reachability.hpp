@@ -41,8 +41,7 @@ Reached reach_along(size_t count, NodeId entry, const Successors& successors) {
 }
 
 inline std::vector<bool> reachable(const Digraph& g, NodeId entry) {
-    return reach_along(g.size(), entry,
-                       [&](NodeId n) -> const std::vector<NodeId>& { return g.succ[n]; })
+    return reach_along(g.size(), entry, [&](NodeId n) -> const NodeList& { return g.succ[n]; })
         .flags;
 }
 

@@ -21,7 +21,7 @@ NodeId dominating_member(const DominatorTree& t, const std::vector<NodeId>& body
 // How many distinct nodes of `nodes` satisfy `counts`; a CFG node has a handful of neighbours, so
 // comparing with the earlier ones costs less than sorting a copy.
 template <class Counts>
-size_t distinct(const std::vector<NodeId>& nodes, const Counts& counts) {
+size_t distinct(const NodeList& nodes, const Counts& counts) {
     size_t n = 0;
     for (auto it = nodes.begin(); it != nodes.end(); ++it)
         if (counts(*it) && std::find(nodes.begin(), it, *it) == it) ++n;

@@ -56,7 +56,8 @@ std::vector<analysis::Edge> unstructured_edges(const ptx::Cfg& cfg) {
     auto edges = analysis::unstructured_edges(g, cfg.entry(), cfg.exit());
     const auto dom = analysis::dominators(g, cfg.entry());
     const auto pdom = analysis::post_dominators(g, cfg.exit());
-    auto distinct = [](std::vector<NodeId> nodes) {
+    auto distinct = [](const auto& list) {
+        std::vector<NodeId> nodes(list.begin(), list.end());
         std::sort(nodes.begin(), nodes.end());
         nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
         return nodes;

@@ -357,7 +357,8 @@ private:
 
     std::vector<NodeId> unit_successors(const std::vector<NodeId>& unit) const {
         if (unit.size() > 1) return {f_.post_dominators().idom[unit.front()]};
-        return f_.graph().succ[unit.front()];
+        const NodeList& successors = f_.graph().succ[unit.front()];
+        return {successors.begin(), successors.end()};
     }
 
     std::optional<RegionPlan> plan_region(const RegionContext& context, const FunctionCosts& costs,

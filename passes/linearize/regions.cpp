@@ -32,8 +32,7 @@ NodeId strict_common(const analysis::DominatorTree& tree, const std::vector<Node
 
 // Nodes reached from `start` along `edges` without entering `blocked` (start excluded unless
 // reached again).
-Flags reach(const std::vector<std::vector<NodeId>>& edges, NodeId start, NodeId blocked,
-            const Flags& reachable) {
+Flags reach(const Adjacency& edges, NodeId start, NodeId blocked, const Flags& reachable) {
     Flags seen(edges.size(), false);
     std::vector<NodeId> stack{start};
     while (!stack.empty()) {

@@ -63,8 +63,7 @@ TEST_CASE("post-dominators: nodes that cannot reach exit hang off exit") {
 namespace {
 
 // Whether `root` reaches `target` along `out` without passing through `removed`.
-bool reaches_without(const std::vector<std::vector<NodeId>>& out, NodeId root, NodeId target,
-                     NodeId removed) {
+bool reaches_without(const cfr::Adjacency& out, NodeId root, NodeId target, NodeId removed) {
     if (root == removed) return false;
     std::vector<char> seen(out.size(), 0);
     std::vector<NodeId> stack{root};
@@ -81,8 +80,7 @@ bool reaches_without(const std::vector<std::vector<NodeId>>& out, NodeId root, N
 
 // Dominance by its definition: a dominates b (both reached) when every path from the root to b
 // passes through a.
-bool dominates_by_definition(const std::vector<std::vector<NodeId>>& out, NodeId root, NodeId a,
-                             NodeId b) {
+bool dominates_by_definition(const cfr::Adjacency& out, NodeId root, NodeId a, NodeId b) {
     return a == b || !reaches_without(out, root, b, a);
 }
 

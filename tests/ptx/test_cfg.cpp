@@ -111,7 +111,7 @@ $L_join2:
                                           {5, 6, EdgeKind::Exit}});
     const auto g = cfg.graph();
     CHECK(g.size() == 7);
-    CHECK(g.succ[4] == std::vector<cfr::NodeId>{4, 5});
+    CHECK(g.succ[4] == cfr::NodeList{4, 5});
     CHECK(layout(cfg) == *f.body);
 }
 
