@@ -39,8 +39,8 @@ public:
             heap_.insert(heap_.begin() + static_cast<std::ptrdiff_t>(index), v);
             return;
         }
-        std::copy_backward(local_.begin() + index, local_.begin() + local_size_,
-                           local_.begin() + local_size_ + 1);
+        for (size_t i = local_size_; i > index; --i)
+            local_[i] = local_[i - 1];
         local_[index] = v;
         ++local_size_;
     }
@@ -52,7 +52,8 @@ public:
             heap_.erase(heap_.begin() + static_cast<std::ptrdiff_t>(index));
             return;
         }
-        std::copy(local_.begin() + index + 1, local_.begin() + local_size_, local_.begin() + index);
+        for (size_t i = index + 1; i < local_size_; ++i)
+            local_[i - 1] = local_[i];
         --local_size_;
     }
 
@@ -86,13 +87,16 @@ public:
         }
     }
 
+    // The work list is a stack: the nodes a rule touched are tried next, while they are in the
+    // cache, and the nodes queued at the start from the last (in block order: the successors
+    // first, so that a branch finds its arms contracted).
     bool run(const std::vector<NodeId>& order) {
         for (NodeId v : order)
             if (live_[v]) push(v);
         for (;;) {
             while (!work_.empty()) {
-                const NodeId n = work_.front();
-                work_.pop_front();
+                const NodeId n = work_.back();
+                work_.pop_back();
                 queued_[n] = 0;
                 if (live_[n]) step(n);
             }
@@ -114,7 +118,7 @@ private:
     NodeId entry_;
     Rules rules_;
     std::vector<char> queued_;
-    std::deque<NodeId> work_;
+    std::vector<NodeId> work_;
     std::vector<NodeId> neighbours_; // of the node step() works on
 
     void push(NodeId v) {
@@ -158,8 +162,11 @@ private:
     bool single(const NodeSet& s, NodeId v) const { return s.size() == 1 && *s.begin() == v; }
 
     bool step(NodeId n) {
-        neighbours_.assign(pred_[n].begin(), pred_[n].end());
-        neighbours_.insert(neighbours_.end(), succ_[n].begin(), succ_[n].end());
+        neighbours_.clear();
+        for (const NodeId v : pred_[n])
+            neighbours_.push_back(v);
+        for (const NodeId v : succ_[n])
+            neighbours_.push_back(v);
         const bool applied = rules_ == Rules::T1T2
                                  ? t1(n) || t2(n)
                                  : rule3(n) || rule2(n) || (rules_ == Rules::Sese && rule4(n));

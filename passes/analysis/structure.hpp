@@ -50,8 +50,8 @@ StructuralClass structural_class(const Digraph& g, NodeId entry, NodeId exit);
 enum class Rules { TailStructured, Sese, T1T2 };
 bool is_linear(const Digraph& g, NodeId entry, NodeId exit);
 // Whether the rules contract the graph (nodes reachable from entry, and exit; exit is ignored for
-// T1T2) into a single node with no edges. `order` permutes the order in which nodes are first
-// tried (empty: ascending); the answer does not depend on it.
+// T1T2) into a single node with no edges. `order` permutes the order in which nodes are queued
+// to be tried, the last first (empty: ascending); the answer does not depend on it.
 bool contracts(const Digraph& g, NodeId entry, NodeId exit, Rules rules,
                const std::vector<NodeId>& order = {});
 
