@@ -358,7 +358,7 @@ void lay_out(Graph& cfg, std::vector<Statement>& out) {
             jump.opcode = Opcode::Ret;
         } else {
             jump.opcode = Opcode::Bra;
-            jump.operands.push_back(Operand{Operand::Kind::Label, labels[fall[b]], false, 0, {}});
+            jump.operands.push_back(Operand(Operand::Kind::Label, labels[fall[b]]));
         }
         out.push_back(std::move(jump));
     }

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -40,6 +41,10 @@ struct Operand {
         Sink,            // _
     };
 
+    // Provided, not defaulted, as Instruction's.
+    Operand() {} // NOLINT(modernize-use-equals-default)
+    Operand(Kind kind, std::string text) : kind(kind), text(std::move(text)) {}
+
     Kind kind = Kind::Register;
     std::string text;              // name or literal spelling; empty for compound kinds
     bool negated = false;          // !p
@@ -61,6 +66,10 @@ enum class ControlKind { None, Branch, IndirectBranch, Call, Return, Exit, Trap 
 // An instruction as a typed record: the opcode as an enum (an opcode the table does not know keeps
 // its spelling), the words after it in source order (".global", ".eq", ".f32"), its operands.
 struct Instruction {
+    // Provided, not defaulted: a value-initialized instruction (a statement emplaced by the
+    // parser) is then built from the member initializers alone, without being zero-filled first.
+    Instruction() {} // NOLINT(modernize-use-equals-default)
+
     std::optional<Guard> guard;
     Opcode opcode = Opcode::Unknown;
     Word unknown_opcode; // the spelling of an opcode the table does not know

@@ -121,8 +121,8 @@ inline void write_undeclared_register(passes::FunctionUnit& f) {
     ptx::Instruction mov;
     mov.opcode = ptx::Opcode::Mov;
     mov.modifiers = {ptx::Type::U32};
-    mov.operands = {ptx::Operand{ptx::Operand::Kind::Register, "%planted_undeclared", false, 0, {}},
-                    ptx::Operand{ptx::Operand::Kind::Immediate, "0", false, 0, {}}};
+    mov.operands = {ptx::Operand(ptx::Operand::Kind::Register, "%planted_undeclared"),
+                    ptx::Operand(ptx::Operand::Kind::Immediate, "0")};
     auto& statements = f.mutable_cfg().blocks.front().statements;
     statements.insert(statements.begin(), std::move(mov));
 }
