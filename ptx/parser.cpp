@@ -552,7 +552,7 @@ void Parser::instruction(Instruction& ins) {
         Guard g;
         g.negated = accept_punct('!');
         if (cur_.kind != TokenKind::Identifier) expected("a predicate after '@'");
-        g.predicate.assign(cur_.text);
+        g.predicate.append(cur_.text);
         advance();
         ins.guard = std::move(g);
         if (cur_.kind != TokenKind::Identifier) expected("an opcode after the guard predicate");
@@ -592,7 +592,7 @@ void Parser::name_operand(Operand& op) {
         op.kind = Operand::Kind::Sink;
         return;
     }
-    op.text.assign(name);
+    op.text.append(name); // op is new: append copies without assign's general replace
     advance();
     if (name == "WARP_SZ") {
         op.kind = Operand::Kind::Immediate;
@@ -626,7 +626,7 @@ void Parser::operand(Operand& op, int depth) {
         op.negated = true;
     } else if (cur_.kind == TokenKind::Number) {
         op.kind = Operand::Kind::Immediate;
-        op.text.assign(cur_.text);
+        op.text.append(cur_.text);
         advance();
     } else if (cur_.is('-') && peek().kind == TokenKind::Number) {
         op.kind = Operand::Kind::Immediate;
