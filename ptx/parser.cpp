@@ -167,7 +167,7 @@ private:
     void element_list(Operand& op, int depth);
     void name_operand(Operand& op);
     void declare_registers(const std::vector<Variable>& vars, size_t from);
-    void resolve_labels(std::vector<Statement>& body);
+    void resolve_labels();
 
     Lexer lex_;
     std::string file_;
@@ -177,6 +177,11 @@ private:
     bool has_peek_ = false;
     uint32_t prev_end_ = 0;
     std::vector<RegisterScope> registers_;
+    // Of the function being read: its labels, and its instructions' operands that name a symbol
+    // without an offset, which resolve_labels() makes labels where one has the name. An operand's
+    // address holds while its instruction moves: the operands stay in their vector's buffer.
+    std::vector<std::string_view> labels_;
+    std::vector<Operand*> name_operands_;
 };
 
 void Parser::advance() {
@@ -478,7 +483,7 @@ Function Parser::function(std::vector<std::string> linkage) {
     declare_registers(f.params, 0);
     f.body.emplace().reserve(lex_.statements_in_braces(open.offset));
     block(*f.body, open, 1);
-    resolve_labels(*f.body);
+    resolve_labels();
     return f;
 }
 
@@ -518,6 +523,7 @@ void Parser::statement(std::vector<Statement>& out, int depth) {
         registers_.pop_back();
         out.emplace_back(std::move(scope));
     } else if (cur_.kind == TokenKind::Identifier && peek().is(':')) {
+        labels_.push_back(cur_.text);
         out.emplace_back(Label{std::string(cur_.text), loc_of(cur_)});
         advance();
         advance();
@@ -583,6 +589,8 @@ void Parser::instruction(Instruction& ins) {
             if (op.kind == Operand::Kind::Symbol && op.offset == 0) op.kind = Operand::Kind::Label;
         }
     }
+    for (Operand& op : ins.operands)
+        if (op.kind == Operand::Kind::Symbol && op.offset == 0) name_operands_.push_back(&op);
 }
 
 void Parser::name_operand(Operand& op) {
@@ -684,35 +692,15 @@ void Parser::element_list(Operand& op, int depth) {
     } while (accept_punct(','));
 }
 
-void collect_labels(const std::vector<Statement>& body, std::vector<std::string_view>& out) {
-    for (const auto& s : body) {
-        if (auto* l = std::get_if<Label>(&s))
-            out.push_back(l->name);
-        else if (auto* sc = std::get_if<Scope>(&s))
-            collect_labels(sc->statements, out);
-    }
-}
-
-// `labels` is sorted.
-void mark_labels(std::vector<Statement>& body, const std::vector<std::string_view>& labels) {
-    for (auto& s : body) {
-        if (auto* ins = std::get_if<Instruction>(&s)) {
-            for (auto& op : ins->operands)
-                if (op.kind == Operand::Kind::Symbol && op.offset == 0 &&
-                    std::binary_search(labels.begin(), labels.end(), std::string_view(op.text)))
-                    op.kind = Operand::Kind::Label;
-        } else if (auto* sc = std::get_if<Scope>(&s)) {
-            mark_labels(sc->statements, labels);
-        }
-    }
-}
-
-void Parser::resolve_labels(std::vector<Statement>& body) {
-    std::vector<std::string_view> labels;
-    collect_labels(body, labels);
-    if (labels.empty()) return;
-    std::sort(labels.begin(), labels.end());
-    mark_labels(body, labels);
+// A name operand is a label where the function defines a label of that name (a label may follow
+// its first use); the function's labels and name operands were noted as they were read.
+void Parser::resolve_labels() {
+    std::sort(labels_.begin(), labels_.end());
+    for (Operand* op : name_operands_)
+        if (std::binary_search(labels_.begin(), labels_.end(), std::string_view(op->text)))
+            op->kind = Operand::Kind::Label;
+    labels_.clear();
+    name_operands_.clear();
 }
 
 void Parser::top_level(Module& m) {
