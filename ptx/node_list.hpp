@@ -63,7 +63,8 @@ public:
     void clear() { size_ = 0; }
     // Removes the nodes in [first, last), keeping the order of the rest.
     NodeId* erase(NodeId* first, NodeId* last) {
-        std::move(last, end(), first);
+        for (NodeId *to = first, *from = last; from != end(); ++to, ++from)
+            *to = *from;
         size_ -= static_cast<uint32_t>(last - first);
         return first;
     }

@@ -17,59 +17,30 @@ namespace cfr::analysis {
 namespace {
 
 // A set of nodes kept sorted: a node has few neighbours, and the contraction asks and changes them
-// often. Up to `inline_capacity` nodes live in the set itself; a larger set moves to the heap for
-// good, so that a graph's many small sets cost no allocation.
+// often. A NodeList holds them, two in place.
 class NodeSet {
 public:
-    const NodeId* begin() const { return on_heap_ ? heap_.data() : local_.data(); }
-    const NodeId* end() const { return begin() + size(); }
-    size_t size() const { return on_heap_ ? heap_.size() : local_size_; }
-    bool empty() const { return size() == 0; }
-    void clear() {
-        heap_.clear();
-        local_size_ = 0;
-    }
+    const NodeId* begin() const { return nodes_.begin(); }
+    const NodeId* end() const { return nodes_.end(); }
+    size_t size() const { return nodes_.size(); }
+    bool empty() const { return nodes_.empty(); }
+    void clear() { nodes_.clear(); }
     bool count(NodeId v) const { return std::binary_search(begin(), end(), v); }
     void insert(NodeId v) {
-        const NodeId* at = std::lower_bound(begin(), end(), v);
-        if (at != end() && *at == v) return;
-        const auto index = static_cast<size_t>(at - begin());
-        if (!on_heap_ && local_size_ == inline_capacity) move_to_heap();
-        if (on_heap_) {
-            heap_.insert(heap_.begin() + static_cast<std::ptrdiff_t>(index), v);
-            return;
-        }
-        for (size_t i = local_size_; i > index; --i)
-            local_[i] = local_[i - 1];
-        local_[index] = v;
-        ++local_size_;
+        const auto index = static_cast<size_t>(std::lower_bound(begin(), end(), v) - begin());
+        if (index < size() && nodes_[index] == v) return;
+        nodes_.push_back(v);
+        for (size_t i = size() - 1; i > index; --i)
+            nodes_[i] = nodes_[i - 1];
+        nodes_[index] = v;
     }
     void erase(NodeId v) {
-        const NodeId* at = std::lower_bound(begin(), end(), v);
-        if (at == end() || *at != v) return;
-        const auto index = static_cast<size_t>(at - begin());
-        if (on_heap_) {
-            heap_.erase(heap_.begin() + static_cast<std::ptrdiff_t>(index));
-            return;
-        }
-        for (size_t i = index + 1; i < local_size_; ++i)
-            local_[i - 1] = local_[i];
-        --local_size_;
+        NodeId* at = std::lower_bound(nodes_.begin(), nodes_.end(), v);
+        if (at != nodes_.end() && *at == v) nodes_.erase(at, at + 1);
     }
 
 private:
-    static constexpr size_t inline_capacity = 4;
-
-    void move_to_heap() {
-        heap_.reserve(2 * inline_capacity);
-        heap_.assign(local_.begin(), local_.begin() + local_size_);
-        on_heap_ = true;
-    }
-
-    std::array<NodeId, inline_capacity> local_{};
-    uint32_t local_size_ = 0;
-    bool on_heap_ = false;
-    std::vector<NodeId> heap_;
+    NodeList nodes_;
 };
 
 // A graph being contracted: distinct successors and predecessors per live node.
