@@ -28,7 +28,7 @@ struct SourceLoc {
 };
 
 struct Operand {
-    enum class Kind {
+    enum class Kind : uint8_t {
         Register,        // %r1, p, %rd5 (declared with .reg)
         SpecialRegister, // %tid.x, %laneid, %clock64
         Immediate,       // 42, -1, 0x7f, 0f3F800000, 0d3FF0000000000000, WARP_SZ
@@ -46,8 +46,8 @@ struct Operand {
     Operand(Kind kind, std::string text) : kind(kind), text(std::move(text)) {}
 
     Kind kind = Kind::Register;
-    std::string text;              // name or literal spelling; empty for compound kinds
     bool negated = false;          // !p
+    std::string text;              // name or literal spelling; empty for compound kinds
     int64_t offset = 0;            // Address: the constant displacement
     std::vector<Operand> elements; // Address, Vector, List, Pair
 
