@@ -112,7 +112,14 @@ bool Lexer::skip_space_and_comments() {
 }
 
 void Lexer::next(Token& t) {
-    t.space_before = pos_ < src_.size() && may_start_space(src_[pos_]) && skip_space_and_comments();
+    // Most tokens follow one space or none; anything else takes the full skip.
+    if (pos_ + 1 < src_.size() && src_[pos_] == ' ' && !may_start_space(src_[pos_ + 1])) {
+        ++pos_;
+        t.space_before = true;
+    } else {
+        t.space_before =
+            pos_ < src_.size() && may_start_space(src_[pos_]) && skip_space_and_comments();
+    }
     t.line = line_;
     t.col = col();
     t.offset = static_cast<uint32_t>(pos_);
@@ -138,7 +145,7 @@ void Lexer::next(Token& t) {
     } else {
         fail(t.line, t.col, "unexpected character " + printable(c));
     }
-    t.text = src_.substr(start, pos_ - start);
+    t.text = std::string_view(src_.data() + start, pos_ - start);
 }
 
 size_t Lexer::ident_chars_end(size_t from) const {
@@ -226,7 +233,7 @@ void Lexer::lex_number(Token& t) {
         fail(t.line, t.col,
              "malformed number '" + std::string(src_.substr(start, pos_ - start + 1)) + "'");
     t.kind = TokenKind::Number;
-    t.text = src_.substr(start, pos_ - start);
+    t.text = std::string_view(src_.data() + start, pos_ - start);
 }
 
 size_t Lexer::statements_in_braces(uint32_t open) const {
