@@ -151,7 +151,8 @@ public:
     const std::vector<std::string>& skipped() const { return skipped_; }
     FunctionUnit* find(const std::string& function);
 
-    // Divergence of every function's branches, recomputed after any CFG changed.
+    // Divergence of every function's branches, recomputed after any CFG changed; the verdicts
+    // without their explanation (analysis::analyze_divergence(unit, Explain::Yes) has it).
     const analysis::ModuleDivergence& divergence();
     // The convergent operations and functions (analysis/convergence.hpp), recomputed after any
     // CFG changed.

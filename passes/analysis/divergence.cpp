@@ -294,7 +294,7 @@ public:
     // Reads the function once; the rounds then call run().
     void collect();
     void run(const ModuleFacts& module, const Summary& own);
-    FunctionDivergence result();
+    FunctionDivergence result(Explain explain);
 
     bool stores_divergent_local() const { return stores_divergent_local_; }
     const std::vector<CallSite>& calls() const { return calls_; }
@@ -848,21 +848,28 @@ std::vector<std::string> FunctionAnalysis::reason_chain(VarId v, std::vector<std
     return out;
 }
 
-FunctionDivergence FunctionAnalysis::result() {
+FunctionDivergence FunctionAnalysis::result(Explain explain) {
     FunctionDivergence out;
     out.function = unit_.function().name;
     for (VarId v = 0; v < names_.size(); ++v)
         if (divergent_[v]) out.divergent_variables.emplace(names_[v]);
-    std::vector<std::string> steps(names_.size());
-    std::vector<uint32_t> seen(names_.size(), ~0u);
+    std::vector<std::string> steps; // for reason_chain
+    std::vector<uint32_t> seen;
+    if (explain == Explain::Yes) {
+        steps.resize(names_.size());
+        seen.assign(names_.size(), ~0u);
+    }
     for (ptx::BlockId b = 0; b < terminators_.size(); ++b) {
         const ptx::Instruction* branch = terminators_[b];
         const VarId condition = conditions_[b];
         if (!branch ||
             (condition == kNoVar && branch->control() != ptx::ControlKind::IndirectBranch))
             continue;
-        BranchVerdict verdict{b, branch->loc, one_line(*branch), is_divergent(condition), {}};
-        if (verdict.divergent) verdict.reasons = reason_chain(condition, steps, seen, b);
+        BranchVerdict verdict{b, branch->loc, {}, is_divergent(condition), {}};
+        if (explain == Explain::Yes) {
+            verdict.instruction = one_line(*branch);
+            if (verdict.divergent) verdict.reasons = reason_chain(condition, steps, seen, b);
+        }
         out.branches.push_back(std::move(verdict));
     }
     return out;
@@ -941,7 +948,7 @@ void next_summaries(const std::vector<FunctionAnalysis>& analyses, const ModuleF
 
 } // namespace
 
-ModuleDivergence analyze_divergence(passes::ModuleUnit& unit) {
+ModuleDivergence analyze_divergence(passes::ModuleUnit& unit, Explain explain) {
     ModuleFacts facts = module_facts(unit);
     std::vector<FunctionAnalysis> analyses;
     analyses.reserve(unit.functions().size());
@@ -962,7 +969,7 @@ ModuleDivergence analyze_divergence(passes::ModuleUnit& unit) {
     ModuleDivergence result;
     result.functions.reserve(analyses.size());
     for (auto& a : analyses)
-        result.functions.push_back(a.result());
+        result.functions.push_back(a.result(explain));
     return result;
 }
 

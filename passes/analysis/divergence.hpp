@@ -34,12 +34,17 @@ class ModuleUnit;
 
 namespace cfr::analysis {
 
+// Whether the verdicts carry their explanation (what a report prints): each branch as printed
+// and, for a divergent one, why. The passes read the verdicts alone.
+enum class Explain { No, Yes };
+
 struct BranchVerdict {
     ptx::BlockId block;
     ptx::SourceLoc loc;
-    std::string instruction; // as printed
+    std::string instruction; // as printed; explained verdicts only
     bool divergent = false;
-    // For a divergent branch: from its condition back to a divergent source, one step a line.
+    // For a divergent branch, explained: from its condition back to a divergent source, one step
+    // a line.
     std::vector<std::string> reasons;
 };
 
@@ -60,6 +65,6 @@ struct ModuleDivergence {
     const FunctionDivergence* find(const std::string& function) const;
 };
 
-ModuleDivergence analyze_divergence(passes::ModuleUnit& unit);
+ModuleDivergence analyze_divergence(passes::ModuleUnit& unit, Explain explain = Explain::No);
 
 } // namespace cfr::analysis

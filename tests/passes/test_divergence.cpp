@@ -270,7 +270,8 @@ F:
     CHECK(verdicts(ptx, "k") == "ddduu");
     auto module = cfr::ptx::parse(ptx, "test.ptx");
     cfr::passes::ModuleUnit unit(module);
-    const auto& branches = unit.divergence().find("k")->branches;
+    const auto explained = cfr::analysis::analyze_divergence(unit, cfr::analysis::Explain::Yes);
+    const auto& branches = explained.find("k")->branches;
     CHECK_THAT(branches[0].reasons.back(),
                Catch::Contains("result of a matrix instruction (mma), which gives each thread its "
                                "own part"));
@@ -278,4 +279,13 @@ F:
                Catch::Contains("result of mbarrier, which depends on when each thread asks"));
     CHECK_THAT(branches[2].reasons.back(),
                Catch::Contains("result of frobnicate, an instruction the analysis does not know"));
+    CHECK_THAT(branches[0].instruction, Catch::StartsWith("@%p1 bra"));
+    // The verdicts the passes read carry no explanation, and the same verdicts.
+    const auto& lean = unit.divergence().find("k")->branches;
+    REQUIRE(lean.size() == branches.size());
+    for (size_t b = 0; b < lean.size(); ++b) {
+        CHECK(lean[b].divergent == branches[b].divergent);
+        CHECK(lean[b].instruction.empty());
+        CHECK(lean[b].reasons.empty());
+    }
 }

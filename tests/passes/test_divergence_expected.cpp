@@ -45,7 +45,7 @@ std::string render(const cfr::analysis::ModuleDivergence& divergence) {
 std::string analyse(const fs::path& ptx, const cfr::passes::FunctionSelection& only = {}) {
     auto module = cfr::ptx::parse(read_file(ptx), ptx.filename().string());
     cfr::passes::ModuleUnit unit(module, only);
-    return render(unit.divergence());
+    return render(cfr::analysis::analyze_divergence(unit, cfr::analysis::Explain::Yes));
 }
 
 const fs::path kExpected = fs::path(CFRJIT_SOURCE_DIR) / "tests/data/divergence";

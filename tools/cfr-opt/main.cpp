@@ -157,7 +157,8 @@ int run(const Options& options) {
 
     if (options.divergence) {
         cfr::passes::ModuleUnit unit(module);
-        const auto& divergence = unit.divergence();
+        const auto divergence =
+            cfr::analysis::analyze_divergence(unit, cfr::analysis::Explain::Yes);
         if (options.json)
             std::cout << cfr::tools::divergence_json(divergence).dump(2) << '\n';
         else
