@@ -53,7 +53,7 @@ public:
 private:
     const RGraph& graph_;
     passes::FunctionUnit& unit_;
-    const ptx::Cfg old_;
+    const ptx::Cfg& old_; // the unit's, read until run() replaces it
     std::vector<NodeId> order_;
     std::string predicate_;
     std::vector<uint32_t> index_;                    // per node: its place in order_
