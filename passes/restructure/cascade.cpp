@@ -142,19 +142,20 @@ void lower_branches(RGraph& graph, Cascade cascade) {
 }
 
 size_t remove_superfluous_dummies(RGraph& graph) {
-    size_t removed = 0;
+    using Slot = std::pair<NodeId, uint32_t>; // node p's successor s
+    std::vector<std::vector<Slot>> slots_into(graph.nodes.size());
+    for (NodeId p = 0; p < graph.nodes.size(); ++p)
+        for (uint32_t s = 0; s < graph.nodes[p].succ.size(); ++s)
+            slots_into[graph.nodes[p].succ[s]].emplace_back(p, s);
     auto klass = [&] {
         return analysis::structural_class(graph.digraph(), graph.entry, graph.exit);
     };
     const auto before = klass();
+    size_t removed = 0;
     for (NodeId d = 0; d < graph.nodes.size(); ++d) {
         if (graph.nodes[d].kind != NodeKind::Dummy || d == graph.entry) continue;
-        std::vector<std::pair<NodeId, uint32_t>> slots;
-        for (NodeId p = 0; p < graph.nodes.size(); ++p)
-            for (uint32_t s = 0; s < graph.nodes[p].succ.size(); ++s)
-                if (graph.nodes[p].succ[s] == d) slots.emplace_back(p, s);
-        if (slots.size() != 1) continue;
-        const auto [p, s] = slots.front();
+        if (slots_into[d].size() != 1) continue;
+        const auto [p, s] = slots_into[d].front();
         const NodeId next = graph.nodes[d].succ.front();
         if (next == d) continue;
         graph.nodes[p].succ[s] = next;
@@ -162,8 +163,12 @@ size_t remove_superfluous_dummies(RGraph& graph) {
             graph.nodes[p].succ[s] = d;
             continue;
         }
+        for (uint32_t k = 0; k < graph.nodes[d].succ.size(); ++k)
+            std::erase(slots_into[graph.nodes[d].succ[k]], Slot{d, k});
+        slots_into[next].emplace_back(p, s);
         graph.nodes[d].succ.clear();
         graph.nodes[d].succ.push_back(d); // detached: unreachable, never emitted
+        slots_into[d] = {{d, 0}};
         ++removed;
     }
     return removed;
