@@ -105,7 +105,7 @@ std::string FunctionUnit::fresh_name(std::string_view prefix, const std::string&
 }
 
 std::string FunctionUnit::new_register(ptx::Word type, const std::string& stem) {
-    std::string name = fresh_name("%cfr_", stem);
+    std::string name = fresh_name(kFreshRegister, stem);
     ptx::Variable declaration;
     declaration.space = ptx::StateSpace::Reg;
     declaration.type = type;
@@ -116,7 +116,7 @@ std::string FunctionUnit::new_register(ptx::Word type, const std::string& stem) 
 }
 
 std::string FunctionUnit::new_label(const std::string& stem) {
-    return fresh_name("$L__cfr_", stem);
+    return fresh_name(kFreshLabel, stem);
 }
 
 void FunctionUnit::write_back() {

@@ -127,7 +127,8 @@ private:
     void drop_graph_analyses();
     // Moves the statements from the function's body into the blocks, where they are not yet.
     void fill() const;
-    // A name not in use yet: prefix, stem and the next number that makes it fresh.
+    // A name not in use yet: prefix (kFreshRegister or kFreshLabel), stem and the next number
+    // that makes it fresh.
     std::string fresh_name(std::string_view prefix, const std::string& stem);
 };
 

@@ -19,6 +19,10 @@ bool in_range(std::string_view name, std::string_view prefix, uint32_t count) {
 
 } // namespace
 
+bool fresh_prefixed(std::string_view name) {
+    return name.starts_with(kFreshRegister) || name.starts_with(kFreshLabel);
+}
+
 void TakenNames::collect(const ptx::Function& function, const ptx::Cfg& cfg,
                          const std::vector<ptx::Variable>& extra) {
     names_.clear();
@@ -38,30 +42,34 @@ bool TakenNames::contains(const std::string& name) const {
     });
 }
 
+void TakenNames::keep(const std::string& name) {
+    if (fresh_prefixed(name)) names_.insert(name);
+}
+
 void TakenNames::add(const ptx::Variable& variable) {
     if (variable.range)
         ranges_.push_back({variable.name, *variable.range});
     else
-        names_.insert(variable.name);
+        keep(variable.name);
 }
 
 void TakenNames::add(const ptx::Statement& statement) {
     if (const auto* label = std::get_if<ptx::Label>(&statement)) {
-        names_.insert(label->name);
+        keep(label->name);
     } else if (const auto* variable = ptx::variable_of(statement)) {
         add(*variable);
     } else if (const auto* scope = std::get_if<ptx::Scope>(&statement)) {
         for (const auto& inner : scope->statements)
             add(inner);
     } else if (const auto* instruction = std::get_if<ptx::Instruction>(&statement)) {
-        if (instruction->guard) names_.insert(instruction->guard->predicate);
+        if (instruction->guard) keep(instruction->guard->predicate);
         for (const auto& operand : instruction->operands)
             add(operand);
     }
 }
 
 void TakenNames::add(const ptx::Operand& operand) {
-    if (!operand.text.empty()) names_.insert(operand.text);
+    keep(operand.text);
     for (const auto& element : operand.elements)
         add(element);
 }

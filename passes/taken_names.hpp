@@ -1,5 +1,7 @@
-// The names a function uses (labels, variables, parameters, every operand's spelling and guard),
-// as a hash set, so that finding a fresh name costs the same however large the function is.
+// The names a function uses (labels, variables, parameters, every operand's spelling and guard)
+// that a fresh name could be, as a hash set, so that finding a fresh name costs the same however
+// large the function is. Fresh names begin with kFreshRegister or kFreshLabel, so only the names
+// that do are kept, with every parameterized declaration (%r<10>).
 #pragma once
 
 #include "ptx/cfg.hpp"
@@ -13,11 +15,17 @@
 
 namespace cfr::passes {
 
+inline constexpr std::string_view kFreshRegister = "%cfr_";
+inline constexpr std::string_view kFreshLabel = "$L__cfr_";
+
+bool fresh_prefixed(std::string_view name);
+
 class TakenNames {
 public:
     // Every name the function's CFG, its parameters and return values, and `extra` declare or use.
     void collect(const ptx::Function& function, const ptx::Cfg& cfg,
                  const std::vector<ptx::Variable>& extra);
+    // Pre: fresh_prefixed(name).
     bool contains(const std::string& name) const;
     void insert(std::string name) { names_.insert(std::move(name)); }
 
@@ -31,6 +39,7 @@ private:
     std::unordered_set<std::string> names_;
     std::vector<Range> ranges_;
 
+    void keep(const std::string& name);
     void add(const ptx::Variable& variable);
     void add(const ptx::Statement& statement);
     void add(const ptx::Operand& operand);

@@ -127,3 +127,33 @@ TEST_CASE(
     CHECK(function.graph().succ[0].empty());
     CHECK(edges > 0);
 }
+
+TEST_CASE("module unit: fresh registers and labels avoid every name of their kind the function "
+          "already has") {
+    const char* text = R"(.version 8.0
+.target sm_75
+.address_size 64
+
+.visible .entry k(.param .u32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<3>;
+    .reg .b32 %cfr_t<2>;
+    .reg .pred %cfr_t2;
+    ld.param.u32 %cfr_t0, [n];
+    setp.eq.u32 %p1, %cfr_t0, 0;
+    @%p1 bra $L__cfr_b6;
+    mov.u32 %r2, %cfr_t3;
+$L__cfr_b6:
+    ret;
+}
+)";
+    auto module = cfr::ptx::parse(text, "fresh.ptx");
+    ModuleUnit unit(module);
+    auto& f = unit.functions().front();
+    // %cfr_t0 and %cfr_t1 by the range, %cfr_t2 declared, %cfr_t3 read (undeclared, but taken).
+    CHECK(f.new_register(cfr::ptx::Type::B32, "t") == "%cfr_t4");
+    CHECK(f.new_register(cfr::ptx::Type::B32, "t") == "%cfr_t5");
+    // One counter numbers both kinds: the next label would be $L__cfr_b6, which is taken.
+    CHECK(f.new_label("b") == "$L__cfr_b7");
+}
