@@ -2,7 +2,9 @@
 #include "ptx/lexer.hpp"
 
 #include <array>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace cfr::ptx {
 
@@ -236,6 +238,37 @@ void Lexer::lex_number(Token& t) {
     t.text = std::string_view(src_.data() + start, pos_ - start);
 }
 
+// From `i`, the sixteen-byte chunks that hold no brace, quote or slash: their statements (';' and
+// the ':' of no '::') counted sixteen bytes at a time, as statements_in_braces counts them one by
+// one. Returns where the first other chunk begins.
+size_t Lexer::count_plain_chunks(size_t i, size_t& statements) const {
+    using Bytes = char __attribute__((vector_size(16)));
+    const auto load = [&](size_t at) {
+        Bytes v;
+        std::memcpy(&v, src_.data() + at, sizeof v);
+        return v;
+    };
+    // The lanes of a comparison are all ones or zero: one bit of each byte, summed by a multiply.
+    const auto halves = [](auto lanes) {
+        std::array<uint64_t, 2> h;
+        std::memcpy(h.data(), &lanes, sizeof h);
+        return h;
+    };
+    const auto lanes_set = [&](auto lanes) {
+        constexpr uint64_t ones = 0x0101010101010101;
+        const auto h = halves(lanes);
+        return static_cast<size_t>((((h[0] & ones) * ones) >> 56) + (((h[1] & ones) * ones) >> 56));
+    };
+    for (; i > 0 && i + sizeof(Bytes) + 1 <= src_.size(); i += sizeof(Bytes)) {
+        const Bytes v = load(i);
+        const auto special = halves((v == '{') | (v == '}') | (v == '"') | (v == '/'));
+        if ((special[0] | special[1]) != 0) break;
+        const auto label_colon = (v == ':') & (load(i - 1) != ':') & (load(i + 1) != ':');
+        statements += lanes_set((v == ';') | label_colon);
+    }
+    return i;
+}
+
 size_t Lexer::statements_in_braces(uint32_t open) const {
     static constexpr std::array<bool, 256> counted = [] {
         std::array<bool, 256> t{};
@@ -246,6 +279,7 @@ size_t Lexer::statements_in_braces(uint32_t open) const {
     size_t statements = 0;
     int depth = 0;
     for (size_t i = open; i < src_.size(); ++i) {
+        i = count_plain_chunks(i, statements);
         while (i < src_.size() && !counted[static_cast<unsigned char>(src_[i])])
             ++i;
         if (i == src_.size()) break;

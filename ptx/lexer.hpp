@@ -62,6 +62,7 @@ private:
     bool skip_space_and_comments();
     // The first position at or after `from` that does not hold a name character.
     size_t ident_chars_end(size_t from) const;
+    size_t count_plain_chunks(size_t i, size_t& statements) const;
     void lex_dot_name(Token& t);
     void lex_string(Token& t);
     void lex_number(Token& t);
