@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <unordered_set>
 
@@ -91,22 +93,46 @@ struct StringHash {
 };
 using NameSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 
-// Register prefixes are a few characters long: compared in place, without a call.
-bool starts_with(std::string_view name, std::string_view prefix) {
-    for (size_t i = 0; i < prefix.size(); ++i)
-        if (name[i] != prefix[i]) return false;
-    return true;
+// The first eight bytes of a name (fewer where it is shorter), little-endian.
+uint64_t first_bytes(std::string_view name) {
+    uint64_t bytes = 0;
+    if (name.size() >= 8)
+        std::memcpy(&bytes, name.data(), 8);
+    else
+        for (size_t i = 0; i < name.size(); ++i)
+            bytes |= uint64_t(static_cast<unsigned char>(name[i])) << (8 * i);
+    return bytes;
 }
+
+// A parameterized declaration, %r<10>: the prefix "%r" and the count 10. Register prefixes are a
+// few characters long: a name is matched by its first eight bytes, in one comparison.
+struct RegisterRange {
+    RegisterRange(std::string prefix, uint32_t count)
+        : prefix(std::move(prefix)), count(count), head(first_bytes(this->prefix)),
+          mask(this->prefix.size() >= 8 ? ~uint64_t{0}
+                                        : (uint64_t{1} << (8 * this->prefix.size())) - 1) {}
+
+    bool prefixes(std::string_view name, uint64_t name_head) const {
+        return name.size() > prefix.size() && (name_head & mask) == head &&
+               (prefix.size() <= 8 || name.starts_with(prefix));
+    }
+
+    std::string prefix;
+    uint32_t count;
+    uint64_t head; // the prefix's first eight bytes
+    uint64_t mask; // which of them the prefix has
+};
 
 // The registers declared by .reg in one { } scope.
 struct RegisterScope {
     NameSet names;
-    std::vector<std::pair<std::string, uint32_t>> ranges; // %r<10>: {"%r", 10}
+    std::vector<RegisterRange> ranges;
 
     bool declares(std::string_view name) const {
-        for (const auto& [prefix, count] : ranges) {
-            if (name.size() <= prefix.size() || !starts_with(name, prefix)) continue;
-            std::string_view digits = name.substr(prefix.size());
+        const uint64_t name_head = first_bytes(name);
+        for (const RegisterRange& range : ranges) {
+            if (!range.prefixes(name, name_head)) continue;
+            std::string_view digits = name.substr(range.prefix.size());
             if (digits.size() > 1 && digits[0] == '0') continue;
             uint64_t n = 0;
             bool ok = digits.size() <= 10;
@@ -114,7 +140,7 @@ struct RegisterScope {
                 if (c < '0' || c > '9') ok = false;
                 n = n * 10 + static_cast<uint64_t>(c - '0');
             }
-            if (ok && n < count) return true;
+            if (ok && n < range.count) return true;
         }
         return !names.empty() && names.find(name) != names.end();
     }

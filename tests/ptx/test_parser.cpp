@@ -69,6 +69,29 @@ TEST_CASE("register ranges and scoping", "[parser]") {
     CHECK(c.operands[1].kind == Kind::Register);
 }
 
+TEST_CASE("register ranges: prefixes longer than eight characters, ending in a digit, or "
+          "prefixing one another",
+          "[parser]") {
+    Function f = parse_function(".reg .b32 %long_prefix_a<3>;\n"
+                                ".reg .b32 %v2<4>;\n"
+                                ".reg .b64 %rd<2>;\n"
+                                ".reg .b32 %r<1>;\n"
+                                "mov.u32 %long_prefix_a2, %long_prefix_b1;\n"
+                                "mov.u32 %v23, %v24;\n"
+                                "mov.u32 %v21, %v2;\n"
+                                "mov.u32 %rd1, %rd2;\n"
+                                "mov.u32 %r0, %r1;");
+    const auto kinds = [&](size_t at) {
+        const auto& in = instruction_at(f, at);
+        return std::pair{in.operands[0].kind, in.operands[1].kind};
+    };
+    CHECK(kinds(4) == std::pair{Kind::Register, Kind::Symbol}); // same length, other text
+    CHECK(kinds(5) == std::pair{Kind::Register, Kind::Symbol}); // %v2<4>: %v20 .. %v23
+    CHECK(kinds(6) == std::pair{Kind::Register, Kind::Symbol}); // the prefix alone is none
+    CHECK(kinds(7) == std::pair{Kind::Register, Kind::Symbol}); // %rd<2>, not %r<1> and "d1"
+    CHECK(kinds(8) == std::pair{Kind::Register, Kind::Symbol});
+}
+
 TEST_CASE("special registers keep their component", "[parser]") {
     Function f = parse_function(".reg .b32 %r<9>;\n"
                                 "mov.u32 %r1, %tid.x;\nmov.u32 %r2, %nctaid.z;\n"
