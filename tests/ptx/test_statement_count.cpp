@@ -14,33 +14,47 @@
 
 namespace {
 
+// The definition as a state machine over the bytes: what a byte means depends on whether it is
+// in code, a string or a comment.
 size_t counted_one_by_one(std::string_view s, size_t open) {
+    enum class In { Code, String, LineComment, BlockComment };
+    In in = In::Code;
     size_t statements = 0;
     int depth = 0;
+    const auto at = [&](size_t i) { return i < s.size() ? s[i] : '\0'; };
     for (size_t i = open; i < s.size(); ++i) {
         const char c = s[i];
-        if (c == '{') {
-            ++depth;
-        } else if (c == '}') {
-            if (--depth == 0) return statements;
-        } else if (c == ';') {
-            ++statements;
-        } else if (c == ':') {
-            const bool scope = (i + 1 < s.size() && s[i + 1] == ':') || (i > 0 && s[i - 1] == ':');
-            if (!scope) ++statements;
-        } else if (c == '"') {
-            while (++i < s.size() && s[i] != '"' && s[i] != '\n')
-                if (s[i] == '\\') ++i;
-        } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '/') {
-            while (i < s.size() && s[i] != '\n')
+        switch (in) {
+        case In::String: // a backslash escapes the byte after it, whatever it is
+            if (c == '\\')
                 ++i;
-        } else if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {
-            const size_t end = s.find("*/", i + 2);
-            if (end == std::string_view::npos) return 0;
-            i = end + 1;
+            else if (c == '"' || c == '\n')
+                in = In::Code;
+            break;
+        case In::LineComment:
+            if (c == '\n') in = In::Code;
+            break;
+        case In::BlockComment:
+            if (c == '*' && at(i + 1) == '/') {
+                in = In::Code;
+                ++i;
+            }
+            break;
+        case In::Code:
+            if (c == '{') ++depth;
+            if (c == '}' && --depth == 0) return statements;
+            if (c == ';') ++statements;
+            if (c == ':' && at(i + 1) != ':' && (i == 0 || s[i - 1] != ':')) ++statements;
+            if (c == '"') in = In::String;
+            if (c == '/' && at(i + 1) == '/') in = In::LineComment;
+            if (c == '/' && at(i + 1) == '*') {
+                in = In::BlockComment;
+                ++i;
+            }
+            break;
         }
     }
-    return 0;
+    return 0; // the braces do not close, or a block comment does not end
 }
 
 // Every '{' of `text` as an opening brace: both counts agree.
