@@ -5,10 +5,8 @@
 #include "passes/analysis/reachability.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <utility>
 #include <vector>
 
