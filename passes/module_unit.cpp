@@ -183,21 +183,22 @@ std::vector<unsigned> ModuleUnit::versions() const {
     return out;
 }
 
-const analysis::ModuleDivergence& ModuleUnit::divergence() {
-    if (!divergence_ || divergence_versions_ != versions()) {
-        divergence_ =
-            std::make_unique<analysis::ModuleDivergence>(analysis::analyze_divergence(*this));
-        divergence_versions_ = versions();
+template <typename T, typename Compute>
+const T& ModuleUnit::current(Computed<T>& computed, Compute compute) {
+    std::vector<unsigned> now = versions();
+    if (!computed.value || computed.versions != now) {
+        computed.value = std::make_unique<T>(compute());
+        computed.versions = std::move(now);
     }
-    return *divergence_;
+    return *computed.value;
+}
+
+const analysis::ModuleDivergence& ModuleUnit::divergence() {
+    return current(divergence_, [&] { return analysis::analyze_divergence(*this); });
 }
 
 const analysis::ConvergentCode& ModuleUnit::convergent_code() {
-    if (!convergent_code_ || convergent_code_versions_ != versions()) {
-        convergent_code_ = std::make_unique<analysis::ConvergentCode>(*this);
-        convergent_code_versions_ = versions();
-    }
-    return *convergent_code_;
+    return current(convergent_code_, [&] { return analysis::ConvergentCode(*this); });
 }
 
 void ModuleUnit::declare_module_variable(ptx::Variable variable) {

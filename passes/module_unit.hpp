@@ -174,12 +174,19 @@ private:
     std::vector<ptx::Variable> module_variables_;
     std::vector<FunctionUnit> functions_;
     std::vector<std::string> skipped_;
-    std::unique_ptr<analysis::ModuleDivergence> divergence_;
-    std::vector<unsigned> divergence_versions_; // of the functions, when divergence_ was computed
-    std::unique_ptr<analysis::ConvergentCode> convergent_code_;
-    std::vector<unsigned> convergent_code_versions_;
+    // What is computed from the whole module, with the functions' versions it was computed at.
+    template <typename T>
+    struct Computed {
+        std::unique_ptr<T> value;
+        std::vector<unsigned> versions;
+    };
+    Computed<analysis::ModuleDivergence> divergence_;
+    Computed<analysis::ConvergentCode> convergent_code_;
 
     std::vector<unsigned> versions() const;
+    // `computed`'s value, computed again by `compute` where a function changed since.
+    template <typename T, typename Compute>
+    const T& current(Computed<T>& computed, Compute compute);
 };
 
 } // namespace cfr::passes
