@@ -2,19 +2,13 @@
 #include "passes/taken_names.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 namespace cfr::passes {
 namespace {
 
-// Whether `name` is prefix + a decimal index below count, as %r<count> declares it.
+// Whether `name` is one of the registers prefix<count> declares.
 bool in_range(std::string_view name, std::string_view prefix, uint32_t count) {
-    if (!name.starts_with(prefix)) return false;
-    const std::string_view digits = name.substr(prefix.size());
-    if (digits.empty() || (digits.size() > 1 && digits.front() == '0')) return false;
-    uint64_t index = 0;
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
-    return error == std::errc{} && end == digits.data() + digits.size() && index < count;
+    return name.starts_with(prefix) && ptx::is_range_index(name.substr(prefix.size()), count);
 }
 
 } // namespace

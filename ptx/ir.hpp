@@ -124,6 +124,19 @@ struct Variable {
     friend bool operator==(const Variable&, const Variable&) = default;
 };
 
+// Whether `index` is one of the indices a parameterized declaration with `count` registers gives
+// (%r<10>: "0" .. "9"): decimal, below count, without a leading zero.
+inline bool is_range_index(std::string_view index, uint32_t count) {
+    if (index.empty() || index.size() > 10 || (index.size() > 1 && index.front() == '0'))
+        return false;
+    uint64_t n = 0;
+    for (const char c : index) {
+        if (c < '0' || c > '9') return false;
+        n = n * 10 + static_cast<uint64_t>(c - '0');
+    }
+    return n < count;
+}
+
 // A declaration among a body's statements, kept out of line: a Variable is larger than every other
 // kind of statement, and most statements are instructions. A value: copies copy the variable.
 class Declaration {

@@ -4,11 +4,11 @@
 
 #include "ptx/lexer.hpp"
 #include "ptx/literal.hpp"
+#include "ptx/spelling_key.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <unordered_set>
 
@@ -95,13 +95,7 @@ using NameSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 
 // The first eight bytes of a name (fewer where it is shorter), little-endian.
 uint64_t first_bytes(std::string_view name) {
-    uint64_t bytes = 0;
-    if (name.size() >= 8)
-        std::memcpy(&bytes, name.data(), 8);
-    else
-        for (size_t i = 0; i < name.size(); ++i)
-            bytes |= uint64_t(static_cast<unsigned char>(name[i])) << (8 * i);
-    return bytes;
+    return name.size() >= 8 ? little_endian(name, 0, 8) : little_endian(name, 0, name.size());
 }
 
 // A parameterized declaration, %r<10>: the prefix "%r" and the count 10. Register prefixes are a
@@ -130,18 +124,10 @@ struct RegisterScope {
 
     bool declares(std::string_view name) const {
         const uint64_t name_head = first_bytes(name);
-        for (const RegisterRange& range : ranges) {
-            if (!range.prefixes(name, name_head)) continue;
-            std::string_view digits = name.substr(range.prefix.size());
-            if (digits.size() > 1 && digits[0] == '0') continue;
-            uint64_t n = 0;
-            bool ok = digits.size() <= 10;
-            for (char c : digits) {
-                if (c < '0' || c > '9') ok = false;
-                n = n * 10 + static_cast<uint64_t>(c - '0');
-            }
-            if (ok && n < range.count) return true;
-        }
+        for (const RegisterRange& range : ranges)
+            if (range.prefixes(name, name_head) &&
+                is_range_index(name.substr(range.prefix.size()), range.count))
+                return true;
         return !names.empty() && names.find(name) != names.end();
     }
 };

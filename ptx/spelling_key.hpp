@@ -5,11 +5,35 @@
 // are compared in full as well.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
+#include <type_traits>
 
 namespace cfr::ptx {
+
+// `count` (at most eight) bytes of s from `at`, little-endian. At run time on a little-endian
+// machine four or eight bytes are one load (the compiler does not merge the loop's byte loads).
+constexpr uint64_t little_endian(std::string_view s, std::size_t at, std::size_t count) {
+    if (!std::is_constant_evaluated() && std::endian::native == std::endian::little) {
+        if (count == 8) {
+            uint64_t word;
+            std::memcpy(&word, s.data() + at, 8);
+            return word;
+        }
+        if (count == 4) {
+            uint32_t word;
+            std::memcpy(&word, s.data() + at, 4);
+            return word;
+        }
+    }
+    uint64_t v = 0;
+    for (std::size_t i = 0; i < count; ++i)
+        v |= uint64_t(static_cast<unsigned char>(s[at + i])) << (8 * i);
+    return v;
+}
 
 struct SpellingKey {
     static constexpr std::size_t kExact = 16; // spellings up to this long: the key is the bytes
@@ -22,12 +46,13 @@ struct SpellingKey {
     constexpr explicit SpellingKey(std::string_view s) : size(s.size()) {
         const std::size_t n = s.size();
         if (n >= 8) {
-            head = bytes(s, 0, 8);
-            tail = bytes(s, n - 8, 8);
+            head = little_endian(s, 0, 8);
+            tail = little_endian(s, n - 8, 8);
         } else if (n >= 4) {
-            head = bytes(s, 0, 4) | bytes(s, n - 4, 4) << 32;
+            head = little_endian(s, 0, 4) | little_endian(s, n - 4, 4) << 32;
         } else if (n > 0) {
-            head = bytes(s, 0, 1) | bytes(s, n / 2, 1) << 8 | bytes(s, n - 1, 1) << 16;
+            head = little_endian(s, 0, 1) | little_endian(s, n / 2, 1) << 8 |
+                   little_endian(s, n - 1, 1) << 16;
         }
     }
 
@@ -38,15 +63,6 @@ struct SpellingKey {
     }
 
     friend constexpr bool operator==(const SpellingKey&, const SpellingKey&) = default;
-
-private:
-    // `count` bytes of s from `at`, little-endian (one load where the compiler merges them).
-    static constexpr uint64_t bytes(std::string_view s, std::size_t at, std::size_t count) {
-        uint64_t v = 0;
-        for (std::size_t i = 0; i < count; ++i)
-            v |= uint64_t(static_cast<unsigned char>(s[at + i])) << (8 * i);
-        return v;
-    }
 };
 
 // Whether `s`, whose key is `key`, is the spelling `known` with the key `known_key`.
