@@ -6,10 +6,10 @@
 
 namespace cfr::passes {
 
-ConvergenceGuard::ConvergenceGuard(ModuleUnit& unit) : unit_(unit), code_(unit.convergent_code()) {
+ConvergenceGuard::ConvergenceGuard(ModuleUnit& unit) : unit_(unit) {
     for (auto& function : unit.functions()) {
-        ConvergentSites sites = convergent_sites(unit, function, code_);
-        if (!sites.empty()) kept_.push_back({&function, std::move(sites), function.snapshot()});
+        const ConvergentSites& sites = unit.convergent_sites(function);
+        if (!sites.empty()) kept_.push_back({&function, sites, function.snapshot()});
     }
 }
 
@@ -18,7 +18,7 @@ std::vector<std::string> ConvergenceGuard::undo_broken() {
     for (Kept& kept : kept_) {
         FunctionUnit& function = *kept.function;
         if (function.version() == kept.snapshot.version) continue;
-        const ConvergentSites after = convergent_sites(unit_, function, code_);
+        const ConvergentSites& after = unit_.convergent_sites(function);
         const auto broken = convergence_broken(function, kept.sites, after);
         if (!broken) continue;
         undone.push_back(

@@ -6,7 +6,7 @@
 // the guard makes the transform leave such a function alone instead of failing the pipeline.
 #pragma once
 
-#include "passes/analysis/convergence.hpp"
+#include "passes/convergent_sites.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass.hpp"
 #include "passes/verify.hpp"
@@ -33,7 +33,6 @@ private:
         FunctionUnit::Snapshot snapshot;
     };
     ModuleUnit& unit_;
-    analysis::ConvergentCode code_; // as the code was before the pass
     std::vector<Kept> kept_; // the functions that hold a convergent operation
 };
 

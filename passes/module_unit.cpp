@@ -3,6 +3,7 @@
 
 #include "passes/analysis/convergence.hpp"
 #include "passes/analysis/divergence.hpp"
+#include "ptx/invariant.hpp"
 
 #include <fmt/format.h>
 
@@ -199,6 +200,14 @@ const analysis::ModuleDivergence& ModuleUnit::divergence() {
 
 const analysis::ConvergentCode& ModuleUnit::convergent_code() {
     return current(convergent_code_, [&] { return analysis::ConvergentCode(*this); });
+}
+
+const ConvergentSites& ModuleUnit::convergent_sites(FunctionUnit& function) {
+    const auto index = static_cast<size_t>(&function - functions_.data());
+    CFR_INVARIANT(index < functions_.size(), "convergent sites are asked of the unit's functions");
+    convergent_sites_.resize(functions_.size());
+    return current(convergent_sites_[index],
+                   [&] { return find_convergent_sites(*this, function, convergent_code()); });
 }
 
 void ModuleUnit::declare_module_variable(ptx::Variable variable) {

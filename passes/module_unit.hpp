@@ -5,6 +5,7 @@
 #include "passes/analysis/dominance.hpp"
 #include "passes/analysis/loops.hpp"
 #include "passes/analysis/structure.hpp"
+#include "passes/convergent_sites.hpp"
 #include "passes/pass.hpp"
 #include "passes/taken_names.hpp"
 #include "ptx/cfg.hpp"
@@ -158,6 +159,10 @@ public:
     // The convergent operations and functions (analysis/convergence.hpp), recomputed after any
     // CFG changed.
     const analysis::ConvergentCode& convergent_code();
+    // The convergent operations of `function`, one of this unit's, with their copies and
+    // lane-dependent conditions (convergent_sites.hpp), recomputed after any CFG changed: the
+    // verifier and the convergence guard read the same.
+    const ConvergentSites& convergent_sites(FunctionUnit& function);
 
     // Declares a module-scope variable (a .global counter array, say); write_back() puts it
     // before the module's first function.
@@ -182,6 +187,7 @@ private:
     };
     Computed<analysis::ModuleDivergence> divergence_;
     Computed<analysis::ConvergentCode> convergent_code_;
+    std::vector<Computed<ConvergentSites>> convergent_sites_; // per function
 
     std::vector<unsigned> versions() const;
     // `computed`'s value, computed again by `compute` where a function changed since.

@@ -7,12 +7,12 @@
 #pragma once
 
 #include "passes/analysis/structure.hpp"
+#include "passes/convergent_sites.hpp"
 #include "passes/pass.hpp"
 #include "ptx/cfg.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -78,21 +78,6 @@ std::optional<Violation> check_well_formed(ModuleUnit& unit, const FunctionUnit&
 // print -> parse -> compare of the module as write_back() would leave it; the first difference.
 std::optional<Violation> check_round_trip(ModuleUnit& unit);
 
-// The convergent operations of one function (ARCHITECTURE.md invariant 9), by opcode and PTX
-// line: how many copies there are, and the most lane-dependent conditions any copy runs under
-// (branches that decide whether its block runs, transitively, and its own guard, where the
-// divergence analysis does not prove them uniform). Instructions without a line (added by a pass)
-// are not counted.
-struct ConvergentSite {
-    size_t copies = 0;
-    size_t conditions = 0;
-};
-using ConvergentSites = std::map<std::pair<std::string, uint32_t>, ConvergentSite>;
-
-bool holds_convergent(const FunctionUnit& function, const analysis::ConvergentCode& code);
-// Empty where the function holds no convergent operation.
-ConvergentSites convergent_sites(ModuleUnit& unit, FunctionUnit& function,
-                                 const analysis::ConvergentCode& code);
 // A site that gained a copy or a condition, as a violation; nullopt where none did.
 std::optional<Violation> convergence_broken(const FunctionUnit& function,
                                             const ConvergentSites& before,

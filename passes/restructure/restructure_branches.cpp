@@ -437,6 +437,20 @@ bool already_restructured(FunctionUnit& function) {
            !restructure::repeats_multiway_target(restructure::RGraph::from_function(function));
 }
 
+// Per block of each function: whether its branch may diverge (a branch without a verdict may),
+// as the divergence analysis says before the pass rewrites any function.
+std::vector<std::vector<char>> divergent_blocks(ModuleUnit& unit) {
+    const analysis::ModuleDivergence& divergence = unit.divergence();
+    std::vector<std::vector<char>> out;
+    for (auto& function : unit.functions()) {
+        std::vector<char>& blocks = out.emplace_back(function.cfg().blocks.size(), 1);
+        if (const auto* verdicts = divergence.find(function.function().name))
+            for (const auto& verdict : verdicts->branches)
+                if (verdict.block < blocks.size()) blocks[verdict.block] = verdict.divergent;
+    }
+    return out;
+}
+
 class RestructureBranchesPass : public Pass {
 public:
     explicit RestructureBranchesPass(restructure::BranchOptions options) : options_(options) {}
@@ -449,19 +463,17 @@ public:
             to_restructure.push_back(!already_restructured(function));
         if (std::find(to_restructure.begin(), to_restructure.end(), 1) == to_restructure.end())
             return report;
-        std::optional<analysis::ModuleDivergence> divergence;
-        if (options_.selective) divergence = unit.divergence(); // a copy: emitting changes CFGs
+        const auto divergent_in =
+            options_.selective ? divergent_blocks(unit) : std::vector<std::vector<char>>{};
         ConvergenceGuard guard(unit);
         for (size_t i = 0; i < functions.size(); ++i) {
             if (!to_restructure[i]) continue;
             auto& function = functions[i];
             auto graph = restructure::RGraph::from_function(function);
-            const analysis::FunctionDivergence* verdicts =
-                divergence ? divergence->find(function.function().name) : nullptr;
             const auto divergent = [&](NodeId n) {
-                if (!verdicts) return true;
-                const auto* verdict = verdicts->branch_in(graph.nodes[n].block);
-                return !verdict || verdict->divergent;
+                const ptx::BlockId block = graph.nodes[n].block;
+                return divergent_in.empty() || block >= divergent_in[i].size() ||
+                       divergent_in[i][block] != 0;
             };
             const auto fresh = [&](const std::string& stem) {
                 return function.new_register(ptx::Type::B32, stem);

@@ -116,10 +116,9 @@ uint32_t first_line(const std::string& ptx, const std::string& kernel, const std
 // lines of the text the module was parsed from).
 std::map<std::string, passes::ConvergentSites> sites(ptx::Module module) {
     passes::ModuleUnit unit(module);
-    const analysis::ConvergentCode code(unit);
     std::map<std::string, passes::ConvergentSites> out;
     for (auto& function : unit.functions())
-        out[function.function().name] = passes::convergent_sites(unit, function, code);
+        out[function.function().name] = unit.convergent_sites(function);
     return out;
 }
 

@@ -157,3 +157,39 @@ $L__cfr_b6:
     // One counter numbers both kinds: the next label would be $L__cfr_b6, which is taken.
     CHECK(f.new_label("b") == "$L__cfr_b7");
 }
+
+TEST_CASE("module unit: a function's convergent sites are kept until its code changes") {
+    auto module = cfr::ptx::parse(R"(.version 8.0
+.target sm_75
+.address_size 64
+
+.visible .entry k(.param .u32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<3>;
+    mov.u32 %r1, %tid.x;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 bra $L_done;
+    bar.sync 0;
+$L_done:
+    ret;
+}
+)",
+                                  "sites.ptx");
+    ModuleUnit unit(module);
+    auto& function = unit.functions().at(0);
+    const cfr::passes::ConvergentSites& first = unit.convergent_sites(function);
+    REQUIRE(first.size() == 1);
+    const auto& [key, site] = *first.begin();
+    CHECK(key == std::pair<std::string, uint32_t>{"bar", 12});
+    CHECK(site.copies == 1);
+    CHECK(site.conditions == 1); // the branch on %tid.x decides whether it runs
+    CHECK(&unit.convergent_sites(function) == &first); // nothing changed: the same, not again
+
+    // A second copy of the barrier in its block: the sites are counted again.
+    auto& statements = function.mutable_code().blocks.at(1).statements;
+    statements.insert(statements.begin(), statements.front());
+    const cfr::passes::ConvergentSites& after = unit.convergent_sites(function);
+    REQUIRE(after.size() == 1);
+    CHECK(after.begin()->second.copies == 2);
+}
