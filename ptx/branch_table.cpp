@@ -35,11 +35,6 @@ bool is_table_directive(const Statement& statement) {
                  d->name == ".callprototype");
 }
 
-bool is_table_label(std::span<const Statement> statements, size_t i) {
-    return std::holds_alternative<Label>(statements[i]) && i + 1 < statements.size() &&
-           is_table_directive(statements[i + 1]);
-}
-
 std::vector<std::string> parse_branch_targets(std::string_view text) {
     std::vector<std::string> out;
     while (true) {

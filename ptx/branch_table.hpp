@@ -21,8 +21,12 @@ struct BranchTable {
 // Whether the statement is a table directive (`.branchtargets`, `.calltargets`,
 // `.callprototype`): data, not code.
 bool is_table_directive(const Statement& statement);
-// Whether statements[i] is the label of such a table.
-bool is_table_label(std::span<const Statement> statements, size_t i);
+// Whether statements[i] is the label of such a table (inline: the CFG's planning asks it of every
+// statement).
+inline bool is_table_label(std::span<const Statement> statements, size_t i) {
+    return std::holds_alternative<Label>(statements[i]) && i + 1 < statements.size() &&
+           is_table_directive(statements[i + 1]);
+}
 
 // The labels of a `.branchtargets` directive's text, in order.
 std::vector<std::string> parse_branch_targets(std::string_view text);

@@ -19,15 +19,15 @@ public:
     void assign(std::string_view name, uint32_t value) {
         if ((size_ + 1) * 2 > slots_.size()) reserve(std::max<size_t>(8, size_ * 2 + 2));
         Slot& slot = slots_[index_of(slots_, name)];
-        if (!slot.used) ++size_;
-        slot = {name, value, true};
+        if (!slot.used()) ++size_;
+        slot = Slot::of(name, value);
     }
     // The value of `name`; where it has none yet, `value`, which it then keeps.
     uint32_t find_or_add(std::string_view name, uint32_t value) {
         if ((size_ + 1) * 2 > slots_.size()) reserve(std::max<size_t>(8, size_ * 2 + 2));
         Slot& slot = slots_[index_of(slots_, name)];
-        if (!slot.used) {
-            slot = {name, value, true};
+        if (!slot.used()) {
+            slot = Slot::of(name, value);
             ++size_;
         }
         return slot.value;
@@ -36,15 +36,23 @@ public:
     const uint32_t* find(std::string_view name) const {
         if (slots_.empty()) return nullptr;
         const Slot& slot = slots_[index_of(slots_, name)];
-        return slot.used ? &slot.value : nullptr;
+        return slot.used() ? &slot.value : nullptr;
     }
     size_t size() const { return size_; }
 
 private:
+    // 16 bytes: a name's bytes and length, its value; free where `data` is null (an empty name
+    // views "").
     struct Slot {
-        std::string_view name;
+        const char* data = nullptr;
+        uint32_t size = 0;
         uint32_t value = 0;
-        bool used = false;
+
+        static Slot of(std::string_view name, uint32_t value) {
+            return {name.data() ? name.data() : "", static_cast<uint32_t>(name.size()), value};
+        }
+        bool used() const { return data != nullptr; }
+        std::string_view name() const { return {data, size}; }
     };
     std::vector<Slot> slots_; // a power of two, at most half full
     size_t size_ = 0;
@@ -55,7 +63,7 @@ private:
         const size_t mask = slots.size() - 1;
         for (size_t i = hash(name);; ++i) {
             const Slot& slot = slots[i & mask];
-            if (!slot.used || slot.name == name) return i & mask;
+            if (!slot.used() || slot.name() == name) return i & mask;
         }
     }
     void reserve(size_t names) {
@@ -65,7 +73,7 @@ private:
         if (capacity <= slots_.size()) return;
         std::vector<Slot> bigger(capacity);
         for (const Slot& slot : slots_)
-            if (slot.used) bigger[index_of(bigger, slot.name)] = slot;
+            if (slot.used()) bigger[index_of(bigger, slot.name())] = slot;
         slots_ = std::move(bigger);
     }
 };
