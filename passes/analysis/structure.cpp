@@ -89,6 +89,7 @@ private:
     std::vector<char> queued_;
     std::vector<NodeId> work_;
     std::vector<NodeId> neighbours_; // of the node step() works on
+    std::vector<NodeId> branches_;   // of the node rule2() works on
 
     void push(NodeId v) {
         if (!queued_[v]) {
@@ -168,7 +169,8 @@ private:
     bool rule2(NodeId n) {
         const NodeSet& out = succ_[n];
         if (out.empty() || out.count(n)) return false;
-        std::vector<NodeId> branches;
+        std::vector<NodeId>& branches = branches_;
+        branches.clear();
         NodeId join = kNoJoin;
         auto set_join = [&](NodeId j) {
             if (join != kNoJoin && join != j) return false;
