@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <unordered_set>
 
 namespace cfr::ptx {
@@ -194,6 +195,12 @@ private:
     // address holds while its instruction moves: the operands stay in their vector's buffer.
     std::vector<std::string_view> labels_;
     std::vector<Operand*> name_operands_;
+    // Per opcode, how many operands its last instruction had (0: none yet). The next instruction
+    // of the opcode reserves as many, since an opcode's instructions mostly have the same number:
+    // its operands then take the memory they need, without reading ahead for the count.
+    static constexpr uint8_t kOperandsUnseen = 4;
+    static_assert(std::is_same_v<std::underlying_type_t<Opcode>, uint8_t>);
+    std::array<uint8_t, 256> operands_last_{};
 };
 
 void Parser::advance() {
@@ -578,12 +585,13 @@ void Parser::instruction(Instruction& ins) {
     ins.opcode = opcode_from(cur_.text);
     if (ins.opcode == Opcode::Unknown) ins.unknown_opcode = Word::of(cur_.text);
     advance();
-    ins.operands.reserve(4);
     while (cur_.kind == TokenKind::DotName) {
         ins.modifiers.push_back(Word::of(cur_.text));
         advance();
     }
     if (!cur_.is(';')) {
+        const uint8_t last = operands_last_[static_cast<uint8_t>(ins.opcode)];
+        ins.operands.reserve(last != 0 ? last : kOperandsUnseen);
         for (;;) {
             operand(ins.operands.emplace_back(), 0);
             if (!accept_punct(',')) break;
@@ -592,6 +600,8 @@ void Parser::instruction(Instruction& ins) {
     if (!cur_.is(';'))
         expected("',' or ';' after operand of '" + std::string(ins.mnemonic()) + "'");
     advance();
+    operands_last_[static_cast<uint8_t>(ins.opcode)] =
+        static_cast<uint8_t>(std::min<size_t>(ins.operands.size(), UINT8_MAX));
     ControlKind k = ins.control();
     if (k == ControlKind::Branch || k == ControlKind::IndirectBranch) {
         // bra's target is its last operand; brx.idx's table follows the index.

@@ -52,6 +52,27 @@ TEST_CASE("instruction with guard, modifiers and operands", "[parser]") {
     CHECK(ins.loc.line == 8);
 }
 
+TEST_CASE("an opcode's instruction reserves as many operands as the opcode's last one had",
+          "[parser]") {
+    const Module m = parse(std::string(header) + ".visible .entry k()\n{\n"
+                                                 ".reg .b32 %r<4>;\n.reg .pred %p<3>;\n"
+                                                 "add.s32 %r1, %r2, %r3;\n"
+                                                 "add.s32 %r1, %r1, 1;\n"
+                                                 "setp.eq.s32 %p1, %r1, 0;\n"
+                                                 "setp.eq.and.s32 %p2, %r1, 1, %p1;\n"
+                                                 "setp.eq.s32 %p1, %r2, 0;\n"
+                                                 "ret;\n}\n");
+    const auto& body = *std::get<Function>(m.items.at(0)).body; // not copied: copies are exact
+    const auto operands = [&](size_t i) -> const std::vector<Operand>& {
+        return std::get<Instruction>(body.at(i)).operands;
+    };
+    CHECK(operands(3).capacity() == 3); // the second add: as many as the first had
+    REQUIRE(operands(5).size() == 4);   // one more than the setp before it: its vector grew
+    CHECK(operands(6).size() == 3);
+    CHECK(operands(6).capacity() == 4); // as many as the setp before it had
+    CHECK(operands(7).capacity() == 0); // ret: none
+}
+
 TEST_CASE("register ranges and scoping", "[parser]") {
     Function f = parse_function(".reg .b32 %r<10>;\n"
                                 "mov.u32 %r9, %r10;\n"
