@@ -3,10 +3,12 @@
 
 #include "passes/analysis/depth_first.hpp"
 #include "passes/analysis/reachability.hpp"
+#include "ptx/invariant.hpp"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -54,6 +56,14 @@ public:
                 pred_[v].insert(u);
             }
         }
+    }
+
+    // Rule 4 beside rules 1-3, for a contraction that rules 1-3 could not finish: it goes on from
+    // where they stopped, which ends where starting over would, since what the rules contract a
+    // graph to does not depend on the order they apply in (test_structure.cpp).
+    void add_rule4() {
+        CFR_INVARIANT(rules_ == Rules::TailStructured, "rule 4 extends rules 1-3");
+        rules_ = Rules::Sese;
     }
 
     // The work list is a stack: the nodes a rule touched are tried next, while they are in the
@@ -276,11 +286,15 @@ namespace {
 StructuralClass structural_class(const Digraph& g, NodeId entry, NodeId exit,
                                  const std::vector<bool>& live) {
     if (is_linear(g, entry, exit, live)) return StructuralClass::Linear;
-    for (const auto& [rules, klass] :
-         {std::pair{Rules::TailStructured, StructuralClass::TailStructured},
-          std::pair{Rules::Sese, StructuralClass::Sese},
-          std::pair{Rules::T1T2, StructuralClass::Reducible}})
-        if (contracts(g, entry, exit, rules, live, {})) return klass;
+    std::vector<NodeId> order(g.size());
+    std::iota(order.begin(), order.end(), NodeId{0});
+    std::vector<bool> with_exit = live;
+    with_exit[exit] = true;
+    Contraction rules_1_to_4(g, std::move(with_exit), entry, Rules::TailStructured);
+    if (rules_1_to_4.run(order)) return StructuralClass::TailStructured;
+    rules_1_to_4.add_rule4();
+    if (rules_1_to_4.run(order)) return StructuralClass::Sese;
+    if (contracts(g, entry, exit, Rules::T1T2, live, order)) return StructuralClass::Reducible;
     return StructuralClass::Irreducible;
 }
 

@@ -481,6 +481,38 @@ TEST_CASE("random graphs: contraction does not depend on the order rules are tri
     CHECK(reducible < 2000);
 }
 
+TEST_CASE("the class: rule 4 going on from where rules 1-3 stopped answers as a contraction "
+          "started afresh") {
+    std::mt19937 rng(19);
+    int sese = 0, after_rules_1_to_3 = 0;
+    const auto check = [&](const Digraph& g, NodeId exit) {
+        K afresh = K::Irreducible;
+        if (is_linear(g, 0, exit))
+            afresh = K::Linear;
+        else if (contracts(g, 0, exit, Rules::TailStructured))
+            afresh = K::TailStructured;
+        else if (contracts(g, 0, exit, Rules::Sese))
+            afresh = K::Sese;
+        else if (contracts(g, 0, exit, Rules::T1T2))
+            afresh = K::Reducible;
+        CHECK(structural_class(g, 0, exit) == afresh);
+        sese += afresh == K::Sese;
+        after_rules_1_to_3 += afresh != K::Linear && afresh != K::TailStructured;
+    };
+    for (int i = 0; i < 3000; ++i) {
+        const size_t n = 3 + i % 10;
+        INFO("random graph " << i);
+        check(test::random_graph(n, rng), static_cast<NodeId>(n - 1));
+    }
+    for (int i = 0; i < 300; ++i) {
+        const Digraph g = structured_program(rng, true, 5);
+        INFO("structured program " << i);
+        check(g, static_cast<NodeId>(g.size() - 1));
+    }
+    CHECK(sese > 100);                // rule 4 finished what rules 1-3 left
+    CHECK(after_rules_1_to_3 > 1000); // and the rest went on to T1/T2
+}
+
 TEST_CASE("classifying a structured function of thousands of blocks is fast") {
     std::mt19937 rng(3);
     Digraph g(1);
