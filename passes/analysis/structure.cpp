@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -281,10 +282,10 @@ bool contracts(const Digraph& g, NodeId entry, NodeId exit, Rules rules,
 
 namespace {
 
-// The class of a graph by the first rule set that contracts it (seed 000, section III).
-// `live`: the nodes entry reaches.
-StructuralClass structural_class(const Digraph& g, NodeId entry, NodeId exit,
-                                 const std::vector<bool>& live) {
+// The class of a graph by rules 1-4 (seed 000, section III): linear, tail-structured or SESE;
+// nullopt where they do not contract it. `live`: the nodes entry reaches.
+std::optional<StructuralClass> structured_class(const Digraph& g, NodeId entry, NodeId exit,
+                                                const std::vector<bool>& live) {
     if (is_linear(g, entry, exit, live)) return StructuralClass::Linear;
     std::vector<NodeId> order(g.size());
     std::iota(order.begin(), order.end(), NodeId{0});
@@ -294,8 +295,24 @@ StructuralClass structural_class(const Digraph& g, NodeId entry, NodeId exit,
     if (rules_1_to_4.run(order)) return StructuralClass::TailStructured;
     rules_1_to_4.add_rule4();
     if (rules_1_to_4.run(order)) return StructuralClass::Sese;
-    if (contracts(g, entry, exit, Rules::T1T2, live, order)) return StructuralClass::Reducible;
-    return StructuralClass::Irreducible;
+    return std::nullopt;
+}
+
+// The class by the first rule set that contracts the graph, T1/T2 last.
+StructuralClass structural_class(const Digraph& g, NodeId entry, NodeId exit,
+                                 const std::vector<bool>& live) {
+    if (const auto klass = structured_class(g, entry, exit, live)) return *klass;
+    return contracts(g, entry, exit, Rules::T1T2, live, {}) ? StructuralClass::Reducible
+                                                            : StructuralClass::Irreducible;
+}
+
+// Where the loop nest is known, T1/T2 need not run: a graph is reducible exactly when each of its
+// loops has one entry (test_structure.cpp checks the two agree).
+StructuralClass class_of(const std::optional<StructuralClass>& structured, const LoopNest& nest) {
+    if (structured) return *structured;
+    const bool reducible = std::all_of(nest.loops.begin(), nest.loops.end(),
+                                       [](const Loop& loop) { return loop.reducible(); });
+    return reducible ? StructuralClass::Reducible : StructuralClass::Irreducible;
 }
 
 bool has_unstructured_edges(StructuralClass klass) {
@@ -320,12 +337,14 @@ StructureReport classify(const Digraph& g, NodeId entry, NodeId exit) {
     std::vector<bool> live(g.size());
     for (const NodeId v : search.post_order)
         live[v] = true;
-    const StructuralClass klass = structural_class(g, entry, exit, live);
-    if (!has_unstructured_edges(klass)) return {klass, !search.retreating.empty(), {}};
+    const auto structured = structured_class(g, entry, exit, live);
+    if (structured && !has_unstructured_edges(*structured))
+        return {*structured, !search.retreating.empty(), {}};
     const DominatorTree dom = dominators(g, entry);
     const DominatorTree pdom = post_dominators(g, exit);
     const LoopNest nest = loop_nest(g, entry);
-    return {klass, !nest.loops.empty(), unstructured_edges(g, GraphAnalyses{dom, pdom, nest})};
+    return {class_of(structured, nest), !nest.loops.empty(),
+            unstructured_edges(g, GraphAnalyses{dom, pdom, nest})};
 }
 
 // A graph is cyclic exactly when the entry reaches a loop, and the loop nest has them all.
@@ -334,7 +353,7 @@ StructureReport classify(const Digraph& g, NodeId entry, NodeId exit, const Grap
     std::vector<bool> live(g.size());
     for (NodeId v = 0; v < g.size(); ++v)
         live[v] = known.dominators.in_tree(v);
-    const StructuralClass klass = structural_class(g, entry, exit, live);
+    const StructuralClass klass = class_of(structured_class(g, entry, exit, live), known.loops);
     return {klass, !known.loops.loops.empty(),
             has_unstructured_edges(klass) ? unstructured_edges(g, known) : std::vector<Edge>{}};
 }

@@ -481,10 +481,10 @@ TEST_CASE("random graphs: contraction does not depend on the order rules are tri
     CHECK(reducible < 2000);
 }
 
-TEST_CASE("the class: rule 4 going on from where rules 1-3 stopped answers as a contraction "
-          "started afresh") {
+TEST_CASE("the class: rule 4 going on from where rules 1-3 stopped, and the loop nest in place of "
+          "T1/T2, answer as contractions started afresh") {
     std::mt19937 rng(19);
-    int sese = 0, after_rules_1_to_3 = 0;
+    int sese = 0, after_rules_1_to_3 = 0, irreducible = 0;
     const auto check = [&](const Digraph& g, NodeId exit) {
         K afresh = K::Irreducible;
         if (is_linear(g, 0, exit))
@@ -496,8 +496,10 @@ TEST_CASE("the class: rule 4 going on from where rules 1-3 stopped answers as a 
         else if (contracts(g, 0, exit, Rules::T1T2))
             afresh = K::Reducible;
         CHECK(structural_class(g, 0, exit) == afresh);
+        CHECK(classify(g, 0, exit).klass == afresh); // its loop nest decides T1/T2's question
         sese += afresh == K::Sese;
         after_rules_1_to_3 += afresh != K::Linear && afresh != K::TailStructured;
+        irreducible += afresh == K::Irreducible;
     };
     for (int i = 0; i < 3000; ++i) {
         const size_t n = 3 + i % 10;
@@ -511,6 +513,7 @@ TEST_CASE("the class: rule 4 going on from where rules 1-3 stopped answers as a 
     }
     CHECK(sese > 100);                // rule 4 finished what rules 1-3 left
     CHECK(after_rules_1_to_3 > 1000); // and the rest went on to T1/T2
+    CHECK(irreducible > 100);         // which answered both ways
 }
 
 TEST_CASE("classifying a structured function of thousands of blocks is fast") {
