@@ -15,7 +15,9 @@
 //    are one edge (rule 2 with empty branches merges them anyway). Rule 2 needs n' != n; rule 4
 //    needs n' to have n as its only predecessor as well as its only successor; rule 3 needs
 //    exactly one successor besides n itself.
-//  - T1 removes a self-loop; T2 merges a node other than entry into its unique predecessor.
+//  - T1 removes a self-loop; T2 merges a node other than entry into its unique predecessor. A
+//    graph T1/T2 reduce is one whose every loop has a single entry; classify() reads that from the
+//    loop nest it computes for the unstructured edges, structural_class() runs T1/T2.
 //
 // Pre: entry and exit are nodes of g. Post: klass and cyclic as above.
 #pragma once
