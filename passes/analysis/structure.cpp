@@ -44,12 +44,14 @@ private:
     NodeList nodes_;
 };
 
-// A graph being contracted: distinct successors and predecessors per live node.
+// A graph being contracted: distinct successors and predecessors per live node. `live`: the
+// nodes entry reaches; the exit takes part in rules 1-4 whether reached or not.
 class Contraction {
 public:
-    Contraction(const Digraph& g, std::vector<bool> live, NodeId entry, Rules rules)
+    Contraction(const Digraph& g, std::vector<bool> live, NodeId entry, NodeId exit, Rules rules)
         : succ_(g.size()), pred_(g.size()), live_(std::move(live)), entry_(entry), rules_(rules),
           queued_(g.size(), 0) {
+        if (rules != Rules::T1T2) live_[exit] = true;
         for (NodeId u = 0; u < g.size(); ++u) {
             if (!live_[u]) continue;
             for (NodeId v : g.succ[u]) {
@@ -69,9 +71,15 @@ public:
 
     // The work list is a stack: the nodes a rule touched are tried next, while they are in the
     // cache, and the nodes queued at the start from the last (in block order: the successors
-    // first, so that a branch finds its arms contracted).
+    // first, so that a branch finds its arms contracted). An empty `order` is ascending.
     bool run(const std::vector<NodeId>& order) {
-        for (NodeId v : order)
+        std::vector<NodeId> ascending;
+        if (order.empty()) {
+            ascending.resize(live_.size());
+            std::iota(ascending.begin(), ascending.end(), NodeId{0});
+        }
+        const std::vector<NodeId>& sequence = order.empty() ? ascending : order;
+        for (NodeId v : sequence)
             if (live_[v]) push(v);
         for (;;) {
             while (!work_.empty()) {
@@ -81,7 +89,7 @@ public:
                 if (live_[n]) step(n);
             }
             // Every rule was tried at every node touched; one more sweep confirms the fixpoint.
-            for (NodeId v : order)
+            for (NodeId v : sequence)
                 if (live_[v] && step(v)) break;
             if (work_.empty()) break;
         }
@@ -260,13 +268,8 @@ bool is_linear(const Digraph& g, NodeId entry, NodeId exit, const std::vector<bo
 // `live`: the nodes entry reaches.
 bool contracts(const Digraph& g, NodeId entry, NodeId exit, Rules rules, std::vector<bool> live,
                const std::vector<NodeId>& order) {
-    if (rules != Rules::T1T2) live[exit] = true;
-    std::vector<NodeId> sequence = order;
-    if (sequence.empty())
-        for (NodeId v = 0; v < g.size(); ++v)
-            sequence.push_back(v);
-    Contraction c(g, std::move(live), entry, rules);
-    return c.run(sequence);
+    Contraction c(g, std::move(live), entry, exit, rules);
+    return c.run(order);
 }
 
 } // namespace
@@ -287,14 +290,10 @@ namespace {
 std::optional<StructuralClass> structured_class(const Digraph& g, NodeId entry, NodeId exit,
                                                 const std::vector<bool>& live) {
     if (is_linear(g, entry, exit, live)) return StructuralClass::Linear;
-    std::vector<NodeId> order(g.size());
-    std::iota(order.begin(), order.end(), NodeId{0});
-    std::vector<bool> with_exit = live;
-    with_exit[exit] = true;
-    Contraction rules_1_to_4(g, std::move(with_exit), entry, Rules::TailStructured);
-    if (rules_1_to_4.run(order)) return StructuralClass::TailStructured;
+    Contraction rules_1_to_4(g, live, entry, exit, Rules::TailStructured);
+    if (rules_1_to_4.run({})) return StructuralClass::TailStructured;
     rules_1_to_4.add_rule4();
-    if (rules_1_to_4.run(order)) return StructuralClass::Sese;
+    if (rules_1_to_4.run({})) return StructuralClass::Sese;
     return std::nullopt;
 }
 
