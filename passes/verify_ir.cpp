@@ -3,6 +3,7 @@
 // declarations and predicate guards.
 #include "passes/module_unit.hpp"
 #include "passes/verify.hpp"
+#include "ptx/ir.hpp"
 #include "ptx/printer.hpp"
 
 #include <fmt/format.h>
@@ -252,15 +253,9 @@ public:
         size_t digits = name.size();
         while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
             --digits;
-        const std::string_view number = name.substr(digits);
-        if (number.empty() || number.size() > 10 || (number.size() > 1 && number[0] == '0'))
-            return nullptr;
         const auto it = ranges_.find(name.substr(0, digits));
         if (it == ranges_.end()) return nullptr;
-        uint64_t n = 0;
-        for (char c : number)
-            n = n * 10 + static_cast<uint64_t>(c - '0');
-        return n < *it->second->range ? it->second : nullptr;
+        return ptx::is_range_index(name.substr(digits), *it->second->range) ? it->second : nullptr;
     }
 
     bool declared(std::string_view name) const {

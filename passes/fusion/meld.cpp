@@ -5,6 +5,7 @@
 #include "passes/fusion/alignment.hpp"
 #include "passes/module_unit.hpp"
 #include "ptx/def_use.hpp"
+#include "ptx/ir.hpp"
 #include "ptx/opcode_properties.hpp"
 #include "ptx/operand_builders.hpp"
 #include "ptx/walk.hpp"
@@ -33,10 +34,10 @@ std::optional<std::string> RegisterTypes::type_of(const std::string& name) const
     size_t digits = name.size();
     while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
         --digits;
-    if (digits == name.size()) return std::nullopt;
     const auto it = ranges_.find(name.substr(0, digits));
-    if (it == ranges_.end()) return std::nullopt;
-    if (std::stoull(name.substr(digits)) >= it->second.first) return std::nullopt;
+    if (it == ranges_.end() ||
+        !ptx::is_range_index(std::string_view(name).substr(digits), it->second.first))
+        return std::nullopt;
     return it->second.second;
 }
 
@@ -334,8 +335,7 @@ private:
                  std::map<std::string, std::string> scoped, BlockCode& code,
                  std::vector<ptx::Statement>& pending) {
         for (const auto& s : statements)
-            if (const auto* v = ptx::variable_of(s);
-                v && v->space == ptx::StateSpace::Reg) {
+            if (const auto* v = ptx::variable_of(s); v && v->space == ptx::StateSpace::Reg) {
                 const uint32_t count = v->range.value_or(1);
                 for (uint32_t k = 0; k < count; ++k)
                     scoped[v->range ? v->name + std::to_string(k) : v->name] =
