@@ -19,12 +19,14 @@ _FORM_SUFFIX = re.compile(r"^(?P<name>.+?)_(?P<form>drv|rt_shared|rt_sm90|rt_mul
 # device resets, stream capture and graphs (conditional nodes among them), -rdc, images of several
 # architectures, and the modern CUDA the emulator runs (tensor cores, asynchronous copies,
 # grid-wide synchronisation, clusters, Thrust and CUB, the occupancy calculator, a shared address
-# that wraps around): on a GPU each shows the emulated driver's behaviour is NVIDIA's.
+# that wraps around), and the convergence tests' kernels (convergent_app: warp operations, tensor
+# cores and barriers in the loop nests and branches the transforms rewrite): on a GPU each shows
+# the emulated driver's behaviour is NVIDIA's.
 APPS_DIR = "tests/driver/apps"
 APPS = ("reset_app", "graph_capture_app", "graph_nodes_app", "conditional_graph_app", "rdc_app",
         "rdc_template_app", "runtime_app", "texture_app", "image_older_ptx",
         "image_older_ptx_sm90", "image_newer_ptx", "tensor_app", "coop_app", "cluster_app",
-        "thrust_app", "cub_app", "occupancy_app", "shared_wrap_app")
+        "thrust_app", "cub_app", "occupancy_app", "shared_wrap_app", "convergent_app")
 APP_VARIANTS = {"reset_app": [(), ("thread",)]}
 
 

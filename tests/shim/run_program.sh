@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # A program under the shim on the emulated driver, compared with the program alone:
-#   run_program.sh CFRJIT [--runs N] [--images SCOPE] [--linearize] [--expect CHECK]...
-#                  -- PROGRAM [ARGS...]
+#   run_program.sh CFRJIT [--runs N] [--images SCOPE] [--linearize] [--pipeline P]...
+#                  [--expect CHECK]... -- PROGRAM [ARGS...]
 # The program runs alone once, then under `cfrjit run` with the empty pipeline, the default one
 # and the full restructuring (loop + branch), and with --linearize also linearize and the adaptive
-# policy, N times each (default 1), with a fresh cache for the first run of each pipeline. Every run's output must equal the program's alone, no run may
+# policy, and each --pipeline P, N times each (default 1), with a fresh cache for the first run of each pipeline. Every run's output must equal the program's alone, no run may
 # log a warning, and every report must pass the checks (tests/shim/check_report.py; CHECK is
 # one of its options, e.g. --expect kernels-rewritten --expect outcome=no-ptx).
 set -u
@@ -16,6 +16,7 @@ while [[ $# -gt 0 && $1 != -- ]]; do
     --runs) runs=$2; shift 2 ;;
     --images) images=(--images "$2"); shift 2 ;;
     --linearize) pipelines+=(linearize adaptive); shift ;;
+    --pipeline) pipelines+=("$2"); shift 2 ;;
     --expect) checks+=("--$2"); shift 2 ;;
     *) echo "run_program.sh: unknown option $1"; exit 2 ;;
     esac
@@ -31,11 +32,12 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "FAILED: $*"; for f in "$work"/*.err; do [[ -s $f ]] && { echo "--- $f"; tail -40 "$f"; }; done; exit 1; }
 
 LD_LIBRARY_PATH=$emulator "$@" >"$work/alone.out" 2>"$work/alone.err" || fail "program fails alone"
-for pipeline in "${pipelines[@]}"; do
+for index in "${!pipelines[@]}"; do
+    pipeline=${pipelines[index]}
     passes=(--passes "$pipeline")
     [[ $pipeline == default ]] && passes=()
     [[ $pipeline == adaptive ]] && passes=(--policy adaptive)
-    export CFRJIT_CACHE_DIR=$work/cache-${#pipeline}
+    export CFRJIT_CACHE_DIR=$work/cache-$index
     for ((run = 1; run <= runs; ++run)); do
         tag="passes='${pipeline}' run $run"
         "$cfrjit" run "${passes[@]}" "${images[@]}" --report "$work/report.json" -- "$@" \

@@ -114,24 +114,39 @@ add_custom_target(cfrjit_driver_lifetime_apps ALL DEPENDS ${lifetime_outputs})
 
 # The occupancy calculator, Thrust and CUB's DeviceReduce (which read the kernels' PTX version),
 # tensor cores, warp reductions and asynchronous copies (tensor_app, compute_80), grid-wide
-# synchronisation (coop_app), thread-block clusters (cluster_app, compute_90) and 32-bit shared
-# addresses that wrap around (shared_wrap_app), through cudart (static cudart, PTX only).
+# synchronisation (coop_app), thread-block clusters (cluster_app, compute_90), 32-bit shared
+# addresses that wrap around (shared_wrap_app) and the convergence tests' kernels (convergent_app,
+# compute_90 for elect.sync), through cudart (static cudart, PTX only).
 set(attribute_outputs)
-foreach(app occupancy_app thrust_app cub_app tensor_app coop_app cluster_app shared_wrap_app)
+# convergent_app's kernels that the strict convergence check runs (convergent_app.cu says which not).
+set(CFRJIT_CONVERGENT_APP_KERNELS plain outer_wmma outer_mma outer_ldmatrix outer_redux
+    outer_match outer_shfl outer_vote outer_bar outer_elect arm_plain arm_shfl arm_vote
+    arm_syncwarp either_plain exits_shfl CACHE INTERNAL "convergent_app's kernels in strict mode")
+foreach(app occupancy_app thrust_app cub_app tensor_app coop_app cluster_app shared_wrap_app
+        convergent_app)
     set(exe ${apps_out}/${app}_static)
     set(arch 75)
+    set(depends ${CFRJIT_DRIVER_APPS}/${app}.cu)
     if(app STREQUAL tensor_app)
         set(arch 80)
     elseif(app STREQUAL cluster_app)
         set(arch 90)
+    elseif(app STREQUAL convergent_app)
+        set(arch 90)
+        file(GLOB convergent_kernels ${CFRJIT_DRIVER_APPS}/../../passes/convergent/*.cu)
+        list(APPEND depends ${convergent_kernels})
     endif()
     add_custom_command(OUTPUT ${exe}
         COMMAND ${CFRJIT_NVCC_COMMAND} -gencode arch=compute_${arch},code=compute_${arch} -o ${exe}
             ${CFRJIT_DRIVER_APPS}/${app}.cu
-        DEPENDS ${CFRJIT_DRIVER_APPS}/${app}.cu
+        DEPENDS ${depends}
         COMMENT "nvcc ${app}.cu (static cudart, PTX only)" VERBATIM)
     list(APPEND attribute_outputs ${exe})
-    add_test(NAME "driver-app: ${app} (static cudart)" COMMAND ${exe})
+    set(args)
+    if(app STREQUAL convergent_app)
+        set(args ${CFRJIT_CONVERGENT_APP_KERNELS})
+    endif()
+    add_test(NAME "driver-app: ${app} (static cudart)" COMMAND ${exe} ${args})
     set_tests_properties("driver-app: ${app} (static cudart)" PROPERTIES
         ENVIRONMENT "${strict_env}" PASS_REGULAR_EXPRESSION "${app}: OK"
         FAIL_REGULAR_EXPRESSION "FAILED:")
