@@ -250,12 +250,12 @@ public:
 
     const ptx::Variable* variable(std::string_view name) const {
         if (const auto it = exact_.find(name); it != exact_.end()) return it->second;
-        size_t digits = name.size();
-        while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
-            --digits;
-        const auto it = ranges_.find(name.substr(0, digits));
-        if (it == ranges_.end()) return nullptr;
-        return ptx::is_range_index(name.substr(digits), *it->second->range) ? it->second : nullptr;
+        return ptx::find_range_of(name, [&](std::string_view prefix, std::string_view index) {
+            const auto it = ranges_.find(prefix);
+            return it != ranges_.end() && ptx::is_range_index(index, *it->second->range)
+                       ? it->second
+                       : nullptr;
+        });
     }
 
     bool declared(std::string_view name) const {

@@ -31,14 +31,14 @@ RegisterTypes::RegisterTypes(const ptx::Cfg& cfg) {
 
 std::optional<std::string> RegisterTypes::type_of(const std::string& name) const {
     if (const auto it = exact_.find(name); it != exact_.end()) return it->second;
-    size_t digits = name.size();
-    while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
-        --digits;
-    const auto it = ranges_.find(name.substr(0, digits));
-    if (it == ranges_.end() ||
-        !ptx::is_range_index(std::string_view(name).substr(digits), it->second.first))
-        return std::nullopt;
-    return it->second.second;
+    const auto* range = ptx::find_range_of(
+        name, [&](std::string_view prefix, std::string_view index) -> const Range* {
+            const auto it = ranges_.find(prefix);
+            return it != ranges_.end() && ptx::is_range_index(index, it->second.first) ? &it->second
+                                                                                       : nullptr;
+        });
+    if (!range) return std::nullopt;
+    return range->second;
 }
 
 namespace {

@@ -36,7 +36,8 @@ public:
 
 private:
     std::map<std::string, std::string> exact_;
-    std::map<std::string, std::pair<uint32_t, std::string>> ranges_; // %r<N>: stem -> (N, type)
+    using Range = std::pair<uint32_t, std::string>;    // %r<N>: (N, type)
+    std::map<std::string, Range, std::less<>> ranges_; // by prefix
 };
 
 // What one pass through each block of a CFG issues, in warp instructions: the block's

@@ -4,6 +4,7 @@
 // instructions; the bitonic sort melds as seed 004 Fig. 4 does by hand.
 #include "divergence_map_checks.hpp"
 #include "example_launches.hpp"
+#include "passes/fusion/meld.hpp"
 #include "random_branchy.hpp"
 #include "restructure_checks.hpp"
 
@@ -231,4 +232,29 @@ TEST_CASE("fuse-branches options", "[fuse-branches]") {
                     cfr::passes::PipelineError);
     const auto none = run_pipeline_on(kFlipped, "fuse-branches<max-blocks=1>");
     CHECK_FALSE(none.reports[0].changed);
+}
+
+TEST_CASE("fuse-branches: a register's type is found through the range that declares it, its "
+          "prefix ending in a digit or not",
+          "[fuse]") {
+    const auto module = cfr::ptx::parse(R"(.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k()
+{
+    .reg .b32 %r<4>;
+    .reg .f32 %r1<5>;
+    .reg .b64 %rd1;
+    ret;
+}
+)",
+                                        "input.ptx");
+    const auto& function = std::get<cfr::ptx::Function>(module.items.back());
+    const cfr::fusion::RegisterTypes types(cfr::ptx::build_cfg(function));
+    CHECK(types.type_of("%r3") == ".b32");
+    CHECK(types.type_of("%r12") == ".f32"); // %r1<5>: %r10 .. %r14
+    CHECK(types.type_of("%rd1") == ".b64");
+    CHECK_FALSE(types.type_of("%r15"));
+    CHECK_FALSE(types.type_of("%r4"));
+    CHECK_FALSE(types.type_of("%r012"));
 }

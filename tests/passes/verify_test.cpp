@@ -283,6 +283,23 @@ TEST_CASE("verifier: labels and the CFG against its code", "[verify]") {
         REQUIRE(v);
         CHECK(v->check == Check::Declarations);
     }
+    SECTION("a range whose prefix ends in a digit") {
+        // %p1<3> declares %p10 .. %p12 beside %p<3>'s %p0 .. %p2.
+        std::string text = kIfThen;
+        text.insert(text.find(".reg .b32"), ".reg .pred %p1<3>;\n    ");
+        const auto guarded_by = [&](const char* predicate) {
+            return verify_change(text, Promise::Nothing, [&](passes::FunctionUnit& f) {
+                test::planted::first_conditional_branch(f.mutable_cfg())->guard->predicate =
+                    predicate;
+            });
+        };
+        CHECK_FALSE(guarded_by("%p12"));
+        CHECK_FALSE(guarded_by("%p2"));
+        const auto v = guarded_by("%p13");
+        REQUIRE(v);
+        CHECK(v->check == Check::Declarations);
+        CHECK_THAT(v->detail, Catch::Contains("%p13"));
+    }
     SECTION("only the functions the pass rewrote are checked at cheap") {
         CHECK_FALSE(verify_change(kIfThen, Promise::Nothing, nothing));
         CHECK_FALSE(verify_change(kIfThen, Promise::Nothing, relayout, VerifyLevel::Full));
