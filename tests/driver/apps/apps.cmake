@@ -145,6 +145,8 @@ foreach(app occupancy_app thrust_app cub_app tensor_app coop_app cluster_app sha
     set(args)
     if(app STREQUAL convergent_app)
         set(args ${CFRJIT_CONVERGENT_APP_KERNELS})
+    elseif(app STREQUAL coop_app)
+        set(args --ordinary-launch)
     endif()
     add_test(NAME "driver-app: ${app} (static cudart)" COMMAND ${exe} ${args})
     set_tests_properties("driver-app: ${app} (static cudart)" PROPERTIES

@@ -4,7 +4,11 @@
 // with two exits around a shuffle) as a program: each kernel launched over two blocks of two
 // warps on the inputs of test_convergent.cpp, and a hash of every buffer after it printed. Its
 // output does not depend on the driver, so a run under the shim with any pipeline must print
-// what the run alone prints (tests/shim/run_program.sh; on a GPU, scripts/gpu-check.sh).
+// what the run alone prints (tests/shim/run_program.sh; on a GPU, scripts/gpu-check.sh). Where
+// a kernel's result would depend on the order in which a GPU runs warps or blocks, it runs in a
+// shape that has no such order: either_* in one block (thread t's arm writes out[t + 64], which
+// thread t + 64 of a second block writes as well), outer_bar in blocks of one warp (it reads a
+// neighbour's shared word after the barrier, which a warp past the barrier may write again).
 // compute_90 PTX (elect.sync). `convergent_app [KERNEL...]` runs the kernels named (all without
 // arguments): either_vote and either_syncwarp reach their warp operation along two paths of an
 // unstructured region, which a GPU runs (the lanes wait for each other) and the emulated driver's
@@ -23,7 +27,11 @@
 
 namespace {
 
-constexpr int kBlocks = 2, kThreads = 64, kAll = kBlocks * kThreads;
+struct Shape {
+    int blocks, threads;
+};
+constexpr Shape kTwoBlocks{2, 64}, kOneBlock{1, 64}, kWarpBlocks{4, 32};
+constexpr int kAll = 128; // threads of every shape at most
 constexpr int kBuffers = 8, kWords = 4096;
 
 void cuda(cudaError_t e, const char* what) {
@@ -117,30 +125,30 @@ int main(int argc, char** argv) {
         cuda(cudaMalloc(&words, kWords * 4), "cudaMalloc");
     const auto trips = b.as<int>(0), lane_trips = b.as<int>(1);
     const auto data = b.as<float>(2), out = b.as<float>(3);
+#define LAUNCH(kernel, masks, shape, ...)                                                          \
+    run(#kernel, masks, b, [&] { kernel<<<shape.blocks, shape.threads>>>(__VA_ARGS__); })
 #define LOOP(kernel, ...)                                                                          \
-    run(#kernel, Masks::None, b, [&] { kernel<<<kBlocks, kThreads>>>(__VA_ARGS__); })
-    LOOP(plain, trips, lane_trips, data, out);
-    LOOP(outer_wmma, trips, lane_trips, data, out, b.as<half>(4), b.as<half>(5), b.as<float>(6));
-    LOOP(outer_mma, trips, lane_trips, data, out, b.as<unsigned>(4));
-    LOOP(outer_ldmatrix, trips, lane_trips, data, out, b.as<unsigned>(4));
-    LOOP(outer_redux, trips, lane_trips, data, out);
-    LOOP(outer_match, trips, lane_trips, data, out);
-    LOOP(outer_shfl, trips, lane_trips, data, out);
-    LOOP(outer_vote, trips, lane_trips, data, out);
-    LOOP(outer_bar, trips, lane_trips, data, out);
-    LOOP(outer_elect, trips, lane_trips, data, out);
-#define BRANCH(kernel, masks)                                                                      \
-    run(#kernel, masks, b,                                                                         \
-        [&] { kernel<<<kBlocks, kThreads>>>(b.as<int>(0), b.as<unsigned>(1), b.as<int>(2)); })
-    BRANCH(arm_plain, Masks::Arm);
-    BRANCH(arm_shfl, Masks::Arm);
-    BRANCH(arm_vote, Masks::Arm);
-    BRANCH(arm_syncwarp, Masks::Arm);
-    BRANCH(either_plain, Masks::Either);
-    BRANCH(either_vote, Masks::Either);
-    BRANCH(either_syncwarp, Masks::Either);
-    run("exits_shfl", Masks::None, b,
-        [&] { exits_shfl<<<kBlocks, kThreads>>>(b.as<int>(0), b.as<int>(1), b.as<int>(2), 64); });
+    LAUNCH(kernel, Masks::None, kTwoBlocks, trips, lane_trips, data, out, __VA_ARGS__)
+    LAUNCH(plain, Masks::None, kTwoBlocks, trips, lane_trips, data, out);
+    LOOP(outer_wmma, b.as<half>(4), b.as<half>(5), b.as<float>(6));
+    LOOP(outer_mma, b.as<unsigned>(4));
+    LOOP(outer_ldmatrix, b.as<unsigned>(4));
+    LAUNCH(outer_redux, Masks::None, kTwoBlocks, trips, lane_trips, data, out);
+    LAUNCH(outer_match, Masks::None, kTwoBlocks, trips, lane_trips, data, out);
+    LAUNCH(outer_shfl, Masks::None, kTwoBlocks, trips, lane_trips, data, out);
+    LAUNCH(outer_vote, Masks::None, kTwoBlocks, trips, lane_trips, data, out);
+    LAUNCH(outer_bar, Masks::None, kWarpBlocks, trips, lane_trips, data, out);
+    LAUNCH(outer_elect, Masks::None, kTwoBlocks, trips, lane_trips, data, out);
+    const auto in = b.as<int>(0), arms_out = b.as<int>(2);
+    const auto masks = b.as<unsigned>(1);
+    LAUNCH(arm_plain, Masks::Arm, kTwoBlocks, in, masks, arms_out);
+    LAUNCH(arm_shfl, Masks::Arm, kTwoBlocks, in, masks, arms_out);
+    LAUNCH(arm_vote, Masks::Arm, kTwoBlocks, in, masks, arms_out);
+    LAUNCH(arm_syncwarp, Masks::Arm, kTwoBlocks, in, masks, arms_out);
+    LAUNCH(either_plain, Masks::Either, kOneBlock, in, masks, arms_out);
+    LAUNCH(either_vote, Masks::Either, kOneBlock, in, masks, arms_out);
+    LAUNCH(either_syncwarp, Masks::Either, kOneBlock, in, masks, arms_out);
+    LAUNCH(exits_shfl, Masks::None, kTwoBlocks, in, b.as<int>(1), arms_out, 64);
     for (auto* words : b.words)
         cuda(cudaFree(words), "cudaFree");
     std::printf("convergent_app: OK\n");
