@@ -100,6 +100,11 @@ def parse_args(argv):
     p.add_argument("--reset-runs", type=int, default=10, metavar="N",
                    help="runs of each form of reset_app under the default pipeline, beside the "
                    "correctness runs (default 10; 0 leaves them out)")
+    p.add_argument("--timing-only", action="store_true",
+                   help="after a campaign with the same build on the same machine: run each "
+                   "timed program natively once (the output every timing run is compared with), "
+                   "then only the timing rounds; no correctness runs under the shim, no other "
+                   "programs, no reset_app repetitions, clients or JIT cost")
     p.add_argument("--no-clients", action="store_true",
                    help="leave out PyTorch and CuPy (run where they import)")
     p.add_argument("--sanitizer", action="store_true",
@@ -127,8 +132,13 @@ def parse_args(argv):
     a.jit_runs = a.jit_runs or (3 if a.quick else 5)
     a.suite_size = a.suite_size or ("tiny" if a.emulated else "gpu")
     a.example_repeat = a.example_repeat or (1 if a.emulated else 20)
+    if a.timing_only and (a.campaign or a.sanitizer or a.profilers):
+        p.error("--timing-only runs the timing rounds alone: leave out --campaign, --sanitizer "
+                "and --profilers (run them in the campaign before it)")
     if a.campaign:
         a.sanitizer = a.profilers = True
+    if a.timing_only:
+        a.no_clients, a.reset_runs = True, 0
     a.build = os.path.abspath(a.build)
     gpu_check = os.path.join(a.build, "gpu-check")
     a.out = os.path.abspath(a.out or (os.path.join(gpu_check, "gpu.md") if a.emulated else
@@ -251,6 +261,8 @@ def main(argv):
             "--emulated to run on cfrjit's emulated driver")
         return EXIT_SETUP
     chosen = choose_programs(a)
+    if a.timing_only:
+        chosen = [p for p in chosen if p.timed]
     if not chosen:
         say(f"no program found under {a.build}/examples/bin or {a.build}/bench/divergence/bin")
         return EXIT_SETUP
@@ -274,18 +286,11 @@ def main(argv):
     if a.profilers:
         found["ncu"] = tools.find_tool(a.ncu, "ncu")
         found["nsys"] = tools.find_nsys(a.nsys)
-    phases = [("correctness", check.correctness)]
-    if a.reset_runs:
-        phases.append(("apps", lambda: check.repeat_apps(a.reset_runs)))
-    if not a.no_clients:
-        phases.append(("clients", clients.run))
-    if found.get("compute-sanitizer"):
-        phases.append(("sanitizer", lambda: extra.sanitize(found["compute-sanitizer"])))
-    if found.get("ncu") or found.get("nsys"):
-        phases.append(("profilers", lambda: extra.profile(found.get("ncu"), found.get("nsys"))))
-    phases += [("jit", lambda: check.jit_cost(os.path.join(a.build, "bench", "gpu",
-                                                            "jit_cost"))),
-               ("timing", check.timing)]  # last: its rounds take the time left
+    if a.timing_only:
+        phases = [("correctness", lambda: check.correctness(under_shim=False)),
+                  ("timing", check.timing)]
+    else:
+        phases = full_phases(a, check, clients, extra, found)
     budget.announce([name for name, _ in phases])
     for name, tool in found.items():
         say(f"{name}: {tool or 'not found'}")
@@ -307,11 +312,29 @@ def main(argv):
         "jobs": a.jobs, "jit_runs": a.jit_runs, "skipped_pipelines": skipped,
         "tools": {k: v or "not found" for k, v in found.items()},
         "budget": budget.rows(), "cuts": budget.cuts, "crashes": crashes,
-        "clients_skipped": a.no_clients,
+        "clients_skipped": a.no_clients, "timing_only": a.timing_only,
     }
     # The record first, whatever the page does: --page-from can write the page again from it.
     replay.save(os.path.join(a.work, "runs.json"), meta, check, clients, extra)
     return write_page(a, check, clients, extra, meta, f"runs in {a.work}")
+
+
+def full_phases(a, check, clients, extra, found):
+    """The phases of a check in their order: correctness, the apps' repetitions, the clients, the
+    tools found, the JIT cost, and last the timing rounds, which take the time left."""
+    phases = [("correctness", check.correctness)]
+    if a.reset_runs:
+        phases.append(("apps", lambda: check.repeat_apps(a.reset_runs)))
+    if not a.no_clients:
+        phases.append(("clients", clients.run))
+    if found.get("compute-sanitizer"):
+        phases.append(("sanitizer", lambda: extra.sanitize(found["compute-sanitizer"])))
+    if found.get("ncu") or found.get("nsys"):
+        phases.append(("profilers", lambda: extra.profile(found.get("ncu"), found.get("nsys"))))
+    phases += [("jit", lambda: check.jit_cost(os.path.join(a.build, "bench", "gpu",
+                                                            "jit_cost"))),
+               ("timing", check.timing)]  # last: its rounds take the time left
+    return phases
 
 
 def write_html(pg, text, path):

@@ -187,12 +187,16 @@ class Page:
         rounds = f"{c.rounds_done} timing round(s)"
         if c.rounds_note:
             rounds += f" ({c.rounds_note})"
+        correctness = (
+            "Every program ran natively once (`--timing-only`: the runs under every "
+            "configuration were the campaign's before it); every timing run is compared with it."
+            if m.get("timing_only") else
+            f"Every program ran natively and once under every configuration (in parallel, "
+            f"{m['jobs']} at a time); every timing run is compared as well.")
         return "\n".join([
             "## How it was measured\n",
-            f"- **Correctness.** Every program ran natively and once under every configuration "
-            f"(in parallel, {m['jobs']} at a time); every timing run is compared as well. A run "
-            "passes when its standard output is byte for byte the native run's and its exit "
-            "status is the same.",
+            f"- **Correctness.** {correctness} A run passes when its standard output is byte for "
+            "byte the native run's and its exit status is the same.",
             f"- **Device time.** {rounds} of the timed programs (the examples' Driver-API "
             "programs and the suite's Driver-API programs), one process at a time, the order of "
             "the configurations rotated each round. The shim times every launch with events on "

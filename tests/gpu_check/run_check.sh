@@ -10,6 +10,10 @@
 #                               same page again from the run's record
 #   run_check.sh mismatch OUT   the same with a line planted in one native output: exit 1, and
 #                               the page reports that program's runs as different
+#   run_check.sh timing-only OUT
+#                               --timing-only with two timing rounds: exit 0, only the timed
+#                               programs run natively (once each) and no correctness run under
+#                               the shim, every timing run compared, the page says so
 #   run_check.sh jit-cost OUT JIT_COST
 #                               jit_cost times an example's PTX and reports a file the driver
 #                               refuses
@@ -75,6 +79,22 @@ mismatch)
     [[ $status == 1 ]] || fail "gpu-check exit status $status (want 1)"
     python3 "$here/check_page.py" "$out/gpu.md" --examples short_circuit,nested_loops \
         --mismatch short_circuit_drv "${page_args[@]}" || fail "page check"
+    ;;
+timing-only)
+    "$GPU_CHECK_SCRIPT" --emulated --no-build --build "$build" --timing-only --reps 2 --jobs 2 \
+        --examples short_circuit,nested_loops --suite none --apps none --out "$out/gpu.md" \
+        --work "$out/work" 2>"$out/stderr"
+    status=$?
+    tail -5 "$out/stderr"
+    [[ $status == 0 ]] || fail "gpu-check exit status $status (want 0)"
+    grep -q "native runs: 2 run(s)" "$out/stderr" || fail "not only the two timed programs natively"
+    grep -q "runs under the shim" "$out/stderr" && fail "correctness runs under the shim"
+    grep -q "timing round 2/2" "$out/stderr" || fail "no second timing round"
+    grep -q "^All [0-9]* runs under the shim printed exactly" "$out/gpu.md" ||
+        fail "the timing runs were not compared"
+    grep -q "Every program ran natively once (\`--timing-only\`" "$out/gpu.md" ||
+        fail "the page does not say it was timing only"
+    grep -q "^| nested_loops | drv | ok (1) |" "$out/gpu.md" || fail "the correctness table"
     ;;
 jit-cost)
     jit=$3
