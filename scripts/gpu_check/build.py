@@ -1,4 +1,5 @@
 """Configuring and building what gpu-check needs, with CMake and Ninja."""
+import json
 import os
 import shutil
 import subprocess
@@ -67,6 +68,32 @@ BUNDLE = ["lib/libcfrjit.so", "tools/cfrjit", "bench/gpu/jit_cost", "examples/bi
           "tests/driver/apps/*_shared"]
 
 
+# Written into a bundle: the commit its build was made from, read back on the GPU machine, where
+# the tree the check runs in need not be that commit.
+BUNDLE_IDENTITY = "cfrjit-bundle.json"
+SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def source_identity(root):
+    """The source tree's commit, with " with local changes" where tracked files differ from it."""
+    done = subprocess.run(["git", "-C", root, "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        return "unknown commit"
+    dirty = subprocess.run(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout
+    return done.stdout.strip() + (" with local changes" if dirty.strip() else "")
+
+
+def bundled_identity(build_dir):
+    """The commit a bundle was made from (None for a build folder that is no bundle)."""
+    try:
+        with open(os.path.join(build_dir, BUNDLE_IDENTITY)) as f:
+            return json.load(f).get("commit")
+    except (OSError, ValueError):
+        return None
+
+
 def _is_elf(path):
     with open(path, "rb") as f:
         return f.read(4) == b"\x7fELF"
@@ -99,6 +126,8 @@ def bundle(build_dir, dest):
                 subprocess.run([strip, "--strip-unneeded", target], check=False)
             total += os.path.getsize(target)
     total += _bundle_cudart(build_dir, dest)
+    with open(os.path.join(dest, BUNDLE_IDENTITY), "w") as f:
+        json.dump({"commit": source_identity(SOURCE_ROOT)}, f)
     say(f"bundle {dest}: {total / 2**20:.1f} MiB")
     return total
 

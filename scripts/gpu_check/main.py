@@ -181,14 +181,10 @@ def gpu_identity(plat, jit):
     return name.strip(), f"{driver.strip()} (CUDA {m.group(1) if m else '?'})"
 
 
-def cfrjit_identity(check):
-    done = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True)
-    commit = done.stdout.strip() if done.returncode == 0 else "unknown commit"
-    if done.returncode == 0:
-        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain",
-                                "--untracked-files=no"], capture_output=True, text=True).stdout
-        commit += " with local changes" if dirty.strip() else ""
+def cfrjit_identity(check, build_dir):
+    """The commit the build was made from: a bundle's (made elsewhere), else the tree's."""
+    bundled = build.bundled_identity(build_dir)
+    commit = f"{bundled} (bundled)" if bundled else build.source_identity(ROOT)
     version = next((r["report"].get("version") for r in check.runs if r.get("report")
                     and r["report"].get("version")), None)
     return f"commit {commit}" + (f", shim {version}" if version else "")
@@ -304,7 +300,7 @@ def main(argv):
         "emulated": a.emulated, "gpu": gpu, "driver": driver,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "host": f"{host.node()}, {os.cpu_count()} cores",
-        "cfrjit": cfrjit_identity(check) + f", build {a.build}",
+        "cfrjit": cfrjit_identity(check, a.build) + f", build {a.build}",
         "command": shlex.join(["scripts/gpu-check.sh", *argv]),
         "runs": f"{total_runs} program runs in "
                 f"{int(seconds // 60)} min {seconds % 60:.0f} s; {check.rounds_done} timing "

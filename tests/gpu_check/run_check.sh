@@ -11,9 +11,10 @@
 #   run_check.sh mismatch OUT   the same with a line planted in one native output: exit 1, and
 #                               the page reports that program's runs as different
 #   run_check.sh timing-only OUT
-#                               --timing-only with two timing rounds: exit 0, only the timed
-#                               programs run natively (once each) and no correctness run under
-#                               the shim, every timing run compared, the page says so
+#                               --timing-only with two timing rounds, from a bundle of the
+#                               build: exit 0, only the timed programs run natively (once each)
+#                               and no correctness run under the shim, every timing run
+#                               compared, the page says so and names the bundle's commit
 #   run_check.sh jit-cost OUT JIT_COST
 #                               jit_cost times an example's PTX and reports a file the driver
 #                               refuses
@@ -81,7 +82,10 @@ mismatch)
         --mismatch short_circuit_drv "${page_args[@]}" || fail "page check"
     ;;
 timing-only)
-    "$GPU_CHECK_SCRIPT" --emulated --no-build --build "$build" --timing-only --reps 2 --jobs 2 \
+    "$GPU_CHECK_SCRIPT" --build "$build" --bundle "$out/bundle" 2>"$out/stderr" ||
+        fail "--bundle exit status $?"
+    commit=$(git -C "$GPU_CHECK_SOURCE" rev-parse --short HEAD 2>/dev/null)
+    "$GPU_CHECK_SCRIPT" --emulated --no-build --build "$out/bundle" --timing-only --reps 2 --jobs 2 \
         --examples short_circuit,nested_loops --suite none --apps none --out "$out/gpu.md" \
         --work "$out/work" 2>"$out/stderr"
     status=$?
@@ -95,6 +99,9 @@ timing-only)
     grep -q "Every program ran natively once (\`--timing-only\`" "$out/gpu.md" ||
         fail "the page does not say it was timing only"
     grep -q "^| nested_loops | drv | ok (1) |" "$out/gpu.md" || fail "the correctness table"
+    [[ -z $commit ]] || grep -q "^| cfrjit | commit $commit.* (bundled)" "$out/gpu.md" ||
+        fail "the page does not name the bundle's commit"
+    rm -rf "$out/bundle"
     ;;
 jit-cost)
     jit=$3
