@@ -138,14 +138,16 @@ inline bool is_range_index(std::string_view index, uint32_t count) {
 }
 
 // Finds the range that declares a register name: asks `find(prefix, index)` for each way of
-// reading the name as a range's prefix and a decimal index, the shortest index first (%r15:
-// "%r1" and "5", then "%r" and "15"; .reg %r1<5> declares %r10 .. %r14), and returns the first
-// answer that is not null, or null.
+// reading the name as a range's prefix and a decimal index, the longest index first (%r15: "%r"
+// and "15", as nvcc's prefixes have no digit, then "%r1" and "5": .reg %r1<5> declares %r10 ..
+// %r14), and returns the first answer that is not null, or null.
 template <class Find>
 auto find_range_of(std::string_view name, Find find) -> decltype(find(name, name)) {
-    for (size_t start = name.size(); start > 0 && name[start - 1] >= '0' && name[start - 1] <= '9';
-         --start)
-        if (auto found = find(name.substr(0, start - 1), name.substr(start - 1))) return found;
+    size_t digits = name.size();
+    while (digits > 0 && name[digits - 1] >= '0' && name[digits - 1] <= '9')
+        --digits;
+    for (size_t start = digits; start < name.size(); ++start)
+        if (auto found = find(name.substr(0, start), name.substr(start))) return found;
     return {};
 }
 
