@@ -3,10 +3,11 @@
 #   run_program.sh CFRJIT [--runs N] [--images SCOPE] [--linearize] [--pipeline P]...
 #                  [--expect CHECK]... -- PROGRAM [ARGS...]
 # The program runs alone once, then under `cfrjit run` with the empty pipeline, the default one
-# and the full restructuring (loop + branch), and with --linearize also linearize and the adaptive
-# policy, and each --pipeline P, N times each (default 1), with a fresh cache for the first run of each pipeline. Every run's output must equal the program's alone, no run may
-# log a warning, and every report must pass the checks (tests/shim/check_report.py; CHECK is
-# one of its options, e.g. --expect kernels-rewritten --expect outcome=no-ptx).
+# and the full restructuring (loop + branch), with --linearize also linearize and the adaptive
+# policy, and each --pipeline P, N times each (default 1), with a fresh cache for the first run
+# of each pipeline. Every run's output must equal the program's alone, no run may log a warning,
+# and every report must pass the checks (tests/shim/check_report.py; CHECK is one of its options,
+# e.g. --expect kernels-rewritten --expect outcome=no-ptx).
 set -u
 cfrjit=$1
 shift

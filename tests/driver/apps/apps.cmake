@@ -118,10 +118,6 @@ add_custom_target(cfrjit_driver_lifetime_apps ALL DEPENDS ${lifetime_outputs})
 # addresses that wrap around (shared_wrap_app) and the convergence tests' kernels (convergent_app,
 # compute_90 for elect.sync), through cudart (static cudart, PTX only).
 set(attribute_outputs)
-# convergent_app's kernels that the strict convergence check runs (convergent_app.cu says which not).
-set(CFRJIT_CONVERGENT_APP_KERNELS plain outer_wmma outer_mma outer_ldmatrix outer_redux
-    outer_match outer_shfl outer_vote outer_bar outer_elect arm_plain arm_shfl arm_vote
-    arm_syncwarp either_plain exits_shfl CACHE INTERNAL "convergent_app's kernels in strict mode")
 foreach(app occupancy_app thrust_app cub_app tensor_app coop_app cluster_app shared_wrap_app
         convergent_app)
     set(exe ${apps_out}/${app}_static)
@@ -144,7 +140,7 @@ foreach(app occupancy_app thrust_app cub_app tensor_app coop_app cluster_app sha
     list(APPEND attribute_outputs ${exe})
     set(args)
     if(app STREQUAL convergent_app)
-        set(args ${CFRJIT_CONVERGENT_APP_KERNELS})
+        set(args --strict-emulator)
     elseif(app STREQUAL coop_app)
         set(args --ordinary-launch)
     endif()
