@@ -1,6 +1,8 @@
 // The convergence guard (convergence_guard.hpp): the verifier's convergent sites before and after
-// the pass, and a function's snapshot to return to.
+// the pass, and a function's code before to return to.
 #include "passes/convergence_guard.hpp"
+
+#include "ptx/invariant.hpp"
 
 #include <fmt/format.h>
 
@@ -9,21 +11,37 @@ namespace cfr::passes {
 ConvergenceGuard::ConvergenceGuard(ModuleUnit& unit) : unit_(unit) {
     for (auto& function : unit.functions()) {
         const ConvergentSites& sites = unit.convergent_sites(function);
-        if (!sites.empty()) kept_.push_back({&function, sites, function.snapshot()});
+        if (sites.empty()) continue;
+        kept_.push_back(
+            {&function,
+             sites,
+             {{}, function.version(), function.changed(), function.new_declarations().size()}});
     }
+}
+
+void ConvergenceGuard::keep(const FunctionUnit& function, ptx::Cfg replaced) {
+    for (Kept& kept : kept_)
+        if (kept.function == &function && !kept.has_code) {
+            kept.before.cfg = std::move(replaced);
+            kept.has_code = true;
+            return;
+        }
 }
 
 std::vector<std::string> ConvergenceGuard::undo_broken() {
     std::vector<std::string> undone;
     for (Kept& kept : kept_) {
         FunctionUnit& function = *kept.function;
-        if (function.version() == kept.snapshot.version) continue;
+        if (function.version() == kept.before.version) continue;
         const ConvergentSites& after = unit_.convergent_sites(function);
         const auto broken = convergence_broken(function, kept.sites, after);
         if (!broken) continue;
+        CFR_INVARIANT(kept.has_code,
+                      "a pass that rewrites a function under a convergence guard hands the guard "
+                      "the code it replaced");
         undone.push_back(
             fmt::format("{}: left alone: {}", function.function().name, broken->detail));
-        function.restore(std::move(kept.snapshot));
+        function.restore(std::move(kept.before));
     }
     return undone;
 }

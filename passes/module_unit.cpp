@@ -33,8 +33,9 @@ ptx::Cfg& FunctionUnit::mutable_code() {
     return cfg_;
 }
 
-FunctionUnit::Snapshot FunctionUnit::snapshot() const {
-    return {cfg(), version_, changed_, new_declarations_.size()};
+ptx::Cfg FunctionUnit::replace_cfg(ptx::Cfg cfg) {
+    std::swap(mutable_cfg(), cfg);
+    return cfg;
 }
 
 void FunctionUnit::restore(Snapshot snapshot) {

@@ -56,6 +56,9 @@ public:
 
     // The CFG to change. Calling it drops every cached analysis and marks the function changed.
     ptx::Cfg& mutable_cfg();
+    // Replaces the CFG with `cfg`, as mutable_cfg() = cfg would, and hands back the CFG it
+    // replaces: a pass that may have to return to the code before keeps it without a copy.
+    ptx::Cfg replace_cfg(ptx::Cfg cfg);
     // The CFG's code to change inside its blocks, keeping its blocks and edges (the pass promises
     // Promise::SameCfg, which the verifier checks): the graph analyses (graph, dominators,
     // post-dominators, loops, structure) are kept; what reads the code (divergence, names) is
@@ -66,14 +69,15 @@ public:
     // restore() gives back the number of the code it restores.
     unsigned version() const { return version_; }
 
-    // The function as it is, for a pass to return to (restore) where its rewrite must not stand.
+    // The function as it was, for a pass to return to (restore) where its rewrite must not stand:
+    // its code (the CFG that replace_cfg() handed back), and its version, changed flag and count
+    // of new declarations then.
     struct Snapshot {
         ptx::Cfg cfg;
         unsigned version = 0;
         bool changed = false;
         size_t declarations = 0;
     };
-    Snapshot snapshot() const;
     // The function as `snapshot` saw it: its CFG, version and changed flag, and the registers
     // declared since dropped.
     void restore(Snapshot snapshot);

@@ -3,7 +3,9 @@
 // declarations and predicate guards.
 #include "passes/module_unit.hpp"
 #include "passes/verify.hpp"
+#include "ptx/invariant.hpp"
 #include "ptx/ir.hpp"
+#include "ptx/name_index.hpp"
 #include "ptx/printer.hpp"
 
 #include <fmt/format.h>
@@ -47,33 +49,43 @@ std::string at(const ptx::Instruction& instruction, BlockId block) {
 
 // The labels of a function's blocks and its branch-target tables.
 struct Labels {
-    std::unordered_map<std::string_view, BlockId> blocks;
+    explicit Labels(size_t blocks) : blocks(blocks) {}
+
+    bool labels_block(std::string_view name) const { return blocks.find(name) != nullptr; }
+    // The block a label names, which the branch-target check found to exist.
+    BlockId block(std::string_view name) const {
+        const uint32_t* block = blocks.find(name);
+        CFR_INVARIANT(block != nullptr, "the branch-target check found every target's label");
+        return *block;
+    }
+
+    ptx::NameIndex blocks;
     // Every table's label; a .calltargets or .callprototype table has no BranchTable.
     std::unordered_map<std::string_view, std::optional<ptx::BranchTable>> tables;
     std::string duplicate;
 };
 
 Labels collect_labels(const ptx::Cfg& cfg) {
-    Labels labels;
+    Labels labels(cfg.blocks.size());
     for (BlockId b = 0; b < cfg.blocks.size(); ++b) {
         const auto& statements = cfg.blocks[b].statements;
         for (size_t i = 0; i < statements.size(); ++i) {
             const auto* label = std::get_if<ptx::Label>(&statements[i]);
             if (!label) continue;
             const bool taken =
-                labels.blocks.count(label->name) != 0 || labels.tables.count(label->name) != 0;
+                labels.labels_block(label->name) || labels.tables.count(label->name) != 0;
             if (taken && labels.duplicate.empty()) labels.duplicate = label->name;
             if (is_table_label(statements, i))
                 labels.tables[label->name] = ptx::branch_table_at(statements, i);
             else
-                labels.blocks[label->name] = b;
+                labels.blocks.assign(label->name, b);
         }
     }
     return labels;
 }
 
 std::optional<std::string> branch_target_problem(const ptx::Cfg& cfg, const Labels& labels) {
-    const auto missing = [&](std::string_view name) { return labels.blocks.count(name) == 0; };
+    const auto missing = [&](std::string_view name) { return !labels.labels_block(name); };
     for (const auto& [name, table] : labels.tables) {
         if (!table) continue;
         for (const auto& entry : table->targets)
@@ -176,7 +188,7 @@ void implied_edges(const ptx::Cfg& cfg, BlockId b, const Labels& labels,
     if (!t) return;
     switch (t->control()) {
     case ControlKind::Branch:
-        out.emplace_back(b, EdgeKind::Taken, labels.blocks.at(t->operands.front().text));
+        out.emplace_back(b, EdgeKind::Taken, labels.block(t->operands.front().text));
         break;
     case ControlKind::IndirectBranch: {
         std::vector<BlockId> targets;
@@ -185,7 +197,7 @@ void implied_edges(const ptx::Cfg& cfg, BlockId b, const Labels& labels,
             return it == labels.tables.end() || !it->second ? nullptr : &*it->second;
         };
         for (const auto& name : ptx::indirect_targets(*t, find_table))
-            targets.push_back(labels.blocks.at(name));
+            targets.push_back(labels.block(name));
         std::sort(targets.begin(), targets.end());
         targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
         for (BlockId target : targets)

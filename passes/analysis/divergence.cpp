@@ -10,7 +10,8 @@
 //  - liveness (liveness.hpp): one backward walk per variable from its upward-exposed uses,
 //    stopping where it is redefined, so O(I + L·d) with L the size of the live-in sets it produces
 //    (each block enters a variable's walk once; d the in-degree). It is computed only when a
-//    divergent branch or loop exit needs it; live-in sets are sorted, and asked by binary search;
+//    definition under a divergent branch, or in a loop with a divergent exit, is not divergent
+//    already; live-in sets are sorted, and asked by binary search;
 //  - data dependence: a worklist over the def-use graph, each use edge followed once: O(I);
 //  - sync dependence: the branches wait in an ordered queue (keyed by block, O(log B) a branch)
 //    that they enter when their condition becomes divergent, so no round scans the blocks. A
@@ -358,7 +359,7 @@ private:
     void collect_exits();
     void build_users();
     void compute_liveness();
-    bool live_at(NodeId node, VarId v) const;
+    bool live_at(NodeId node, VarId v);
     std::span<const VarId> defs(const Site& s) const {
         return {defs_.data() + s.defs_begin, s.defs_end - s.defs_begin};
     }
@@ -577,7 +578,10 @@ void FunctionAnalysis::compute_liveness() {
     live_in_.build(unit_.graph().size(), live_in(unit_.graph(), facts));
 }
 
-bool FunctionAnalysis::live_at(NodeId node, VarId v) const {
+// Liveness is computed on the first question: where every definition under a divergent branch
+// is divergent already, nothing asks.
+bool FunctionAnalysis::live_at(NodeId node, VarId v) {
+    if (!has_liveness_) compute_liveness();
     const auto live = live_in_[node];
     return std::binary_search(live.begin(), live.end(), v);
 }
@@ -684,7 +688,6 @@ bool FunctionAnalysis::apply_sync_dependence() {
     uint32_t b = 0;
     while (branch_queue_.next(b)) {
         changed = true;
-        if (!has_liveness_) compute_liveness();
         const auto& pdom = unit_.post_dominators();
         const NodeId ipdom = pdom.idom[b] == kNoNode ? unit_.cfg().exit() : pdom.idom[b];
         const uint32_t line = terminators_[b]->loc.line;
@@ -717,7 +720,6 @@ bool FunctionAnalysis::apply_loop_exits() {
         const LoopExit& exit = exits_[e];
         exit_done_[e] = true;
         if (exit.twin != e && exit_done_[exit.twin]) continue; // the same values, marked then
-        if (!has_liveness_) compute_liveness();
         const uint32_t line = terminators_[exit.from]->loc.line;
         for (NodeId n : loops[exit.loop].body) {
             if (n + 1 >= block_first_site_.size()) continue;

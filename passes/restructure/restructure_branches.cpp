@@ -487,7 +487,7 @@ public:
             note("constructs left uniform", result.constructs_left_uniform);
             if (!result.changed() && !restructure::latch_through_jump_block(graph, function.cfg()))
                 continue;
-            restructure::emit(graph, function);
+            guard.keep(function, restructure::emit(graph, function));
             report.changed = true;
             note("functions restructured", 1);
             note("constructs restructured", result.constructs_restructured);

@@ -183,7 +183,8 @@ size_t remove_superfluous_dummies(RGraph& graph);
 // blocks are left out. Every node stays one block when the PTX is parsed again (a bra to the next
 // block is kept, and a two-way node branches to whichever successor is not next, never leaving a
 // retreating edge, or else the edge that goes back in the layout, to a separate jump block), so
-// the parsed CFG has the graph's shape apart from jumps on edges that do not retreat.
-void emit(const RGraph& graph, passes::FunctionUnit& unit);
+// the parsed CFG has the graph's shape apart from jumps on edges that do not retreat. Returns the
+// CFG the emitted one replaces.
+ptx::Cfg emit(const RGraph& graph, passes::FunctionUnit& unit);
 
 } // namespace cfr::restructure

@@ -27,7 +27,7 @@ public:
             back_edges_.insert({from, to});
     }
 
-    void run() {
+    ptx::Cfg run() {
         place_nodes();
         index_.assign(graph_.nodes.size(), UINT32_MAX);
         for (uint32_t i = 0; i < order_.size(); ++i)
@@ -47,7 +47,7 @@ public:
         const ptx::FreshLabel fresh = unit_.label_maker();
         for (uint32_t i = 0; i < order_.size(); ++i)
             ptx::set_transfer(cfg, i, ptx::renumbered(transfers[i], block_of), fresh);
-        unit_.mutable_cfg() = std::move(cfg);
+        return unit_.replace_cfg(std::move(cfg));
     }
 
 private:
@@ -235,17 +235,14 @@ private:
 
 } // namespace
 
-void emit(const RGraph& input, passes::FunctionUnit& unit) {
+ptx::Cfg emit(const RGraph& input, passes::FunctionUnit& unit) {
     const bool n_way = std::any_of(input.nodes.begin(), input.nodes.end(), [](const RNode& node) {
         return node.kind == NodeKind::Branch && node.succ.size() > 2;
     });
-    if (!n_way) {
-        Emitter(input, unit).run();
-        return;
-    }
+    if (!n_way) return Emitter(input, unit).run();
     RGraph graph = input;
     lower_branches(graph, Cascade::DepthFirst);
-    Emitter(graph, unit).run();
+    return Emitter(graph, unit).run();
 }
 
 } // namespace cfr::restructure

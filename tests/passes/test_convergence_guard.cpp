@@ -19,8 +19,9 @@ struct Outcome {
     std::string printed;
 };
 
-// Plants `mutate` in the tensor kernel under a guard, as a pass would rewrite it.
-Outcome guarded_rewrite(const test::planted::Mutation& mutate) {
+// Plants each of `mutations` in turn in the tensor kernel under a guard, as a pass would rewrite
+// it, handing the guard the code each rewrite replaced.
+Outcome guarded_rewrite(const std::vector<test::planted::Mutation>& mutations) {
     ptx::Module module = ptx::parse(test::kTensorKernel, "tensor.ptx");
     Outcome out;
     {
@@ -28,7 +29,11 @@ Outcome guarded_rewrite(const test::planted::Mutation& mutate) {
         passes::ConvergenceGuard guard(unit);
         passes::FunctionUnit* tensor = unit.find("tensor");
         REQUIRE(tensor);
-        mutate(*tensor);
+        for (const auto& mutate : mutations) {
+            ptx::Cfg replaced = tensor->cfg();
+            mutate(*tensor);
+            guard.keep(*tensor, std::move(replaced));
+        }
         out.undone = guard.undo_broken();
         out.changed = tensor->changed();
         unit.write_back();
@@ -42,7 +47,7 @@ Outcome guarded_rewrite(const test::planted::Mutation& mutate) {
 TEST_CASE("convergence guard: an mma moved under a lane-dependent branch is put back and reported",
           "[convergent]") {
     const std::string original = ptx::print(ptx::parse(test::kTensorKernel, "tensor.ptx"));
-    const Outcome out = guarded_rewrite(test::planted::mma_under_branch_on("%laneid"));
+    const Outcome out = guarded_rewrite({test::planted::mma_under_branch_on("%laneid")});
     REQUIRE(out.undone.size() == 1);
     CHECK_THAT(out.undone.front(),
                Catch::StartsWith("tensor: left alone: convergent operation mma at line") &&
@@ -52,15 +57,26 @@ TEST_CASE("convergence guard: an mma moved under a lane-dependent branch is put 
 }
 
 TEST_CASE("convergence guard: a copied mma is put back", "[convergent]") {
-    const Outcome out = guarded_rewrite(test::planted::copy_mma);
+    const Outcome out = guarded_rewrite({test::planted::copy_mma});
     REQUIRE(out.undone.size() == 1);
     CHECK_THAT(out.undone.front(), Catch::Contains("was copied"));
     CHECK_FALSE(out.changed);
 }
 
 TEST_CASE("convergence guard: a branch every lane of a warp takes alike stands", "[convergent]") {
-    const Outcome out = guarded_rewrite(test::planted::mma_under_branch_on("%ctaid.x"));
+    const Outcome out = guarded_rewrite({test::planted::mma_under_branch_on("%ctaid.x")});
     CHECK(out.undone.empty());
     CHECK(out.changed);
     CHECK_THAT(out.printed, Catch::Contains("%ctaid.x"));
+}
+
+TEST_CASE("convergence guard: of a function rewritten twice, the code before the first rewrite is "
+          "put back",
+          "[convergent]") {
+    const std::string original = ptx::print(ptx::parse(test::kTensorKernel, "tensor.ptx"));
+    const Outcome out =
+        guarded_rewrite({test::planted::mma_under_branch_on("%ctaid.x"), test::planted::copy_mma});
+    REQUIRE(out.undone.size() == 1);
+    CHECK_FALSE(out.changed);
+    CHECK(out.printed == original);
 }
