@@ -5,9 +5,13 @@
 
 namespace cfr::ptx {
 bool has_destination(const Instruction& instruction) {
+    return has_destination(instruction, properties(instruction));
+}
+
+bool has_destination(const Instruction& instruction, const OpcodeProperties& properties) {
     if (instruction.operands.empty()) return false;
     if (instruction.operands.front().kind == Operand::Kind::Address) return false;
-    return properties(instruction).destination;
+    return properties.destination;
 }
 
 std::vector<std::string_view> defined_registers(const Instruction& instruction) {

@@ -11,8 +11,12 @@
 
 namespace cfr::ptx {
 
+struct OpcodeProperties;
+
 // True when the instruction's first operand is a destination.
 bool has_destination(const Instruction& instruction);
+// The same, for a caller that holds the instruction's properties already.
+bool has_destination(const Instruction& instruction, const OpcodeProperties& properties);
 
 namespace detail {
 

@@ -415,8 +415,8 @@ void FunctionAnalysis::collect_site(const ptx::Instruction& i, ptx::BlockId bloc
     Site site{};
     site.instruction = &i;
     site.block = block;
-    const bool destination = ptx::has_destination(i);
     const ptx::OpcodeProperties properties = ptx::properties(i);
+    const bool destination = ptx::has_destination(i, properties);
     site.space = state_space(i);
     site.load = properties.reads_memory() && !properties.writes_memory() && destination;
     site.store = properties.writes_memory();
@@ -469,6 +469,13 @@ void FunctionAnalysis::collect() {
                 v && v->space == ptx::StateSpace::Local)
                 local_symbols.insert(v->name);
 
+    // A statement is one instruction at most, with a destination and two operands on average.
+    size_t statements = 0;
+    for (const auto& block : cfg.blocks)
+        statements += block.statements.size();
+    sites_.reserve(statements);
+    defs_.reserve(statements);
+    uses_.reserve(2 * statements);
     block_first_site_.reserve(cfg.blocks.size() + 1);
     for (ptx::BlockId b = 0; b < cfg.blocks.size(); ++b) {
         block_first_site_.push_back(static_cast<SiteId>(sites_.size()));
@@ -853,6 +860,8 @@ std::vector<std::string> FunctionAnalysis::reason_chain(VarId v, std::vector<std
 FunctionDivergence FunctionAnalysis::result(Explain explain) {
     FunctionDivergence out;
     out.function = unit_.function().name;
+    out.divergent_variables.reserve(
+        static_cast<size_t>(std::count(divergent_.begin(), divergent_.end(), true)));
     for (VarId v = 0; v < names_.size(); ++v)
         if (divergent_[v]) out.divergent_variables.emplace(names_[v]);
     std::vector<std::string> steps; // for reason_chain

@@ -35,6 +35,7 @@ public:
         ptx::Cfg cfg;
         cfg.blocks.resize(order_.size());
         std::vector<ptx::Transfer> transfers; // over nodes
+        transfers.reserve(order_.size());
         for (uint32_t i = 0; i < order_.size(); ++i) {
             const NodeId next = i + 1 < order_.size() ? order_[i + 1] : graph_.exit;
             auto [statements, transfer] = block_for(order_[i], next);
