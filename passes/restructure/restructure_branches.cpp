@@ -118,30 +118,49 @@ public:
             if (!node.var.empty()) used_vars_.insert(node.var);
     }
 
-    // Restructures the region `nodes` entered at `entries` (acyclic; edges may leave it).
-    void region(const std::vector<NodeId>& nodes, const std::vector<NodeId>& entries) {
-        if (nodes.empty() || entries.empty()) return;
+    // Restructures the region `nodes` entered at `entries` (acyclic; edges may leave it): its
+    // first construct, each B_k recursively, then the tail T in the same way. The tails are taken
+    // in a loop, so a chain of constructs takes no stack and keeps one tail at a time.
+    void region(std::vector<NodeId> nodes, std::vector<NodeId> entries) {
+        Region tail;
+        while (first_construct(nodes, entries, tail)) {
+            nodes = std::move(tail.nodes);
+            entries = std::move(tail.entries);
+        }
+    }
+
+private:
+    // A region still to restructure: its nodes and its entries.
+    struct Region {
+        std::vector<NodeId> nodes;
+        std::vector<NodeId> entries;
+    };
+
+    // Restructures the first construct of the region and its B_k, and sets `tail` to what
+    // remains of the region below them; false where nothing remains (the region is linear).
+    bool first_construct(const std::vector<NodeId>& nodes, const std::vector<NodeId>& entries,
+                         Region& tail) {
+        if (nodes.empty() || entries.empty()) return false;
         Construct c(marks_, graph_.nodes.size(), nodes);
-        if (!find_head(c, entries)) return; // the region is linear
+        if (!find_head(c, entries)) return false; // the region is linear
         split_branches_and_tail(c);
         find_continuation_points(c);
         find_exit_paths(c);
         if (c.cont.size() <= 1 && !c.several_exits()) {
             restructure_parts(c); // already a suitable structure
-            return;
-        }
-        if (options_.selective && !may_diverge(c)) {
+        } else if (options_.selective && !may_diverge(c)) {
             ++report_.constructs_left_uniform;
-            region(c.tail, c.tail_entries);
-            return;
-        }
-        if (c.cont.size() <= 1)
+        } else if (c.cont.size() <= 1) {
             join_exit_paths(c);
-        else
-            predicate(c);
+        } else {
+            const NodeId e = predicate(c);
+            tail = {std::move(c.tail), {e}};
+            return true;
+        }
+        tail = {std::move(c.tail), std::move(c.tail_entries)};
+        return true;
     }
 
-private:
     RGraph& graph_;
     const BranchOptions& options_;
     const DivergencePredicate& divergent_;
@@ -225,11 +244,10 @@ private:
                         c.exits[k].emplace_back(n, w);
     }
 
-    // Recursively applies the algorithm to each B_k and to T.
+    // Recursively applies the algorithm to each B_k (the caller goes on with T).
     void restructure_parts(const Construct& c) {
         for (size_t k = 0; k < c.heads.size(); ++k)
             region(c.branch[k], {c.heads[k].target});
-        region(c.tail, c.tail_entries);
     }
 
     // One continuation point: the exit paths of each B_k that has several meet in a join of its
@@ -243,15 +261,15 @@ private:
                     graph_.redirect(n, w, join);
                 grown.push_back(join);
             }
-            region(grown, {c.heads[k].target});
+            region(std::move(grown), {c.heads[k].target});
         }
-        region(c.tail, c.tail_entries);
     }
 
     // Several continuation points: T gets the single entry e, an n-way branch on a fresh p that
     // resumes at c_m where p = m; each exit path of B_k to c_m becomes p := m, the paths of one
-    // B_k meet in a join that leads to e, and an empty B_k becomes the assignment alone.
-    void predicate(Construct& c) {
+    // B_k meet in a join that leads to e, and an empty B_k becomes the assignment alone. Returns
+    // e, which T now holds (the caller goes on with T).
+    NodeId predicate(Construct& c) {
         std::vector<std::vector<std::pair<NodeId, size_t>>> virtual_preds(c.heads.size());
         if (c.b == kNone)
             for (size_t k = 0; k < c.heads.size(); ++k)
@@ -281,10 +299,10 @@ private:
                 graph_.redirect(n, w, a);
                 grown.push_back(a);
             }
-            region(grown, {c.heads[k].target});
+            region(std::move(grown), {c.heads[k].target});
         }
         c.tail.push_back(e);
-        region(c.tail, {e});
+        return e;
     }
 
     NodeId add_join(NodeId next) {

@@ -6,6 +6,7 @@
 #include "passes/restructure/restructure_branches.hpp"
 
 #include <catch2/catch.hpp>
+#include <pthread.h>
 
 #include <map>
 #include <random>
@@ -485,4 +486,53 @@ TEST_CASE("structured graphs, loops tail-controlled, are left as they are",
             CHECK(g.digraph().succ == before.digraph().succ);
         }
     }
+}
+
+namespace {
+
+// A chain of `n` short circuits (seed 000 Fig. 1) one after the other: c? d? S1 S2 join, n times.
+RGraph short_circuit_chain(size_t n) {
+    const size_t nodes = 5 * n + 2;
+    std::vector<cfr::analysis::Edge> edges;
+    for (NodeId k = 0; k < n; ++k) {
+        const NodeId c = 5 * k, d = c + 1, s1 = c + 2, s2 = c + 3, join = c + 4;
+        edges.insert(edges.end(),
+                     {{c, s1}, {c, d}, {d, s1}, {d, s2}, {s1, join}, {s2, join}, {join, join + 1}});
+    }
+    edges.push_back({static_cast<NodeId>(nodes - 2), static_cast<NodeId>(nodes - 1)});
+    RGraph g = rgraph(nodes, {});
+    for (const auto& [from, to] : edges)
+        g.nodes[from].succ.push_back(to);
+    return g;
+}
+
+// Runs `work` on a thread whose stack is `bytes` long, and waits for it.
+template <class Work>
+void on_small_stack(size_t bytes, Work work) {
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setstacksize(&attributes, bytes);
+    pthread_t thread;
+    const auto run = [](void* w) -> void* {
+        (*static_cast<Work*>(w))();
+        return nullptr;
+    };
+    REQUIRE(pthread_create(&thread, &attributes, run, &work) == 0);
+    pthread_join(thread, nullptr);
+    pthread_attr_destroy(&attributes);
+}
+
+} // namespace
+
+TEST_CASE("a chain of a thousand constructs is restructured in a stack that does not grow with it",
+          "[restructure-branches]") {
+    // Each construct's tail is taken in a loop, not by recursion: a kernel of tens of thousands
+    // of blocks must not overflow the stack of the application that loads it.
+    constexpr size_t kConstructs = 1000;
+    RGraph g = short_circuit_chain(kConstructs);
+    BranchReport report;
+    on_small_stack(256 * 1024, [&] { report = restructure_branches(g, {}); });
+    CHECK(report.constructs_restructured == kConstructs);
+    CHECK(report.predicates == kConstructs);
+    CHECK(tail_structured(g));
 }
