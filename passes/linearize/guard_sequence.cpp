@@ -7,22 +7,9 @@
 namespace cfr::linearize {
 namespace {
 
-using Values = std::vector<bool>;
-
-bool intersects(const Values& values, const std::vector<uint32_t>& test) {
-    for (uint32_t v : test)
-        if (v < values.size() && values[v]) return true;
-    return false;
-}
-
-bool subset_of(const Values& values, const std::vector<uint32_t>& test) {
-    bool any = false;
-    for (uint32_t v = 0; v < values.size(); ++v) {
-        if (!values[v]) continue;
-        any = true;
-        if (std::find(test.begin(), test.end(), v) == test.end()) return false;
-    }
-    return any;
+// Whether an edge carries values, and every one of them is among `test`'s.
+bool only_from(const ValueSet& values, const ValueSet& test) {
+    return !values.empty() && values.subset_of(test);
 }
 
 bool contains(const std::vector<uint32_t>& list, uint32_t v) {
@@ -162,8 +149,8 @@ void GuardSequence::build(const std::vector<Retreat>& back, size_t entries) {
 
 GuardSequence::Flow GuardSequence::propagate() const {
     Flow flow;
-    const size_t values = exits_.size() + 1;
-    flow.in.assign(nodes_.size(), Values(values, false));
+    flow.in.assign(nodes_.size(), ValueSet(value_count()));
+    ValueSet values(value_count());
     for (bool changed = true; changed;) {
         changed = false;
         for (size_t n = 0; n < nodes_.size(); ++n) {
@@ -173,60 +160,79 @@ GuardSequence::Flow GuardSequence::propagate() const {
                 const size_t to =
                     slot == 0 ? (node.out != kNoSlot ? node.out : node.match) : node.miss;
                 if (to == kNoSlot || to == kRegionExit) continue;
-                const Values v = edge_values(flow, n, slot);
-                for (size_t k = 0; k < values; ++k)
-                    if (v[k] && !flow.in[to][k]) {
-                        flow.in[to][k] = true;
-                        changed = true;
-                    }
+                edge_values(flow, n, slot, values);
+                changed = flow.in[to].insert_all(values) || changed;
             }
         }
     }
     return flow;
 }
 
-std::vector<bool> GuardSequence::edge_values(const Flow& flow, size_t n, int slot) const {
+void GuardSequence::edge_values(const Flow& flow, size_t n, int slot, ValueSet& out) const {
     const SNode& node = nodes_[n];
-    Values out(exits_.size() + 1, false);
     switch (node.kind) {
     case SKind::Entry:
+        out.clear();
         for (uint32_t v : node.sets)
-            out[v] = true;
-        return out;
+            out.insert(v);
+        return;
     case SKind::Body:
+        out.clear();
         for (uint32_t v : exits_[node.unit].values)
-            out[v] = true;
-        return out;
+            out.insert(v);
+        return;
     case SKind::Guard:
     case SKind::BackGuard:
-        for (size_t v = 0; v < out.size(); ++v)
-            out[v] = flow.in[n][v] && (contains(node.test, uint32_t(v)) == (slot == 0));
-        return out;
+        out.assign_meet(flow.in[n], tests_[n], slot != 0);
+        return;
     }
+}
+
+ValueSet GuardSequence::edge_values(const Flow& flow, size_t n, int slot) const {
+    ValueSet out(value_count());
+    edge_values(flow, n, slot, out);
     return out;
 }
 
-// Whether the edge leaving `from` (other than its current one) may go to `to` with every jump
-// and loop of the sequence still properly nested.
-bool GuardSequence::redirect_allowed(size_t from, size_t to) const {
-    const size_t a = from, b = to == kRegionExit ? nodes_.size() : to;
-    for (size_t n = 0; n < nodes_.size(); ++n) {
+// Where the edge leaving `from` (other than its current one) may go with every jump and loop of
+// the sequence still properly nested: per position b (nodes_.size() for the region's exit),
+// whether it may go there. The edge a -> b must not cross a jump c -> d of another node (a < c <
+// b < d, or c < a < d < b), enter a loop t..i past its header (a < t < b <= i), or leave it past
+// its back guard (t <= a < i < b): intervals of b, and a bound past which every b crosses, added
+// up in one walk over the sequence.
+std::vector<char> GuardSequence::allowed_targets(size_t from) const {
+    const size_t a = from, end = nodes_.size();
+    std::vector<int> opened(end + 2, 0); // +1 where a forbidden interval of b starts, -1 after
+    size_t bound = end;                  // every b past it is forbidden
+    const auto forbid = [&](size_t first, size_t last) {
+        if (first > last) return;
+        ++opened[first];
+        --opened[last + 1];
+    };
+    for (size_t n = 0; n < end; ++n) {
         const SNode& node = nodes_[n];
         if (node.dead) continue;
         if (node.kind == SKind::BackGuard) {
             const size_t t = node.match, i = n;
-            if (a < t && t < b && b <= i) return false; // into a loop past its header
-            if (t <= a && a < i && b > i) return false; // out of a loop past its back guard
+            if (a < t) forbid(t + 1, std::min(i, end));      // into a loop past its header
+            if (t <= a && a < i) bound = std::min(bound, i); // out of a loop past its back guard
         }
         for (size_t target :
              {node.out, node.miss, node.kind == SKind::Guard ? node.match : kNoSlot}) {
             if (target == kNoSlot || n == a) continue;
-            const size_t c = n, d = target == kRegionExit ? nodes_.size() : target;
+            const size_t c = n, d = target == kRegionExit ? end : target;
             if (d <= c) continue;
-            if ((a < c && c < b && b < d) || (c < a && a < d && d < b)) return false;
+            if (a < c) forbid(c + 1, d - 1);
+            if (c < a && a < d) bound = std::min(bound, d);
         }
     }
-    return true;
+    std::vector<char> allowed(end + 1);
+    int open = 0;
+    for (size_t b = 0; b <= end; ++b) {
+        open += opened[b];
+        allowed[b] = open == 0 && b <= bound;
+    }
+    return allowed;
 }
 
 bool GuardSequence::redirect_pass(bool from_units, bool from_guards) {
@@ -239,7 +245,8 @@ bool GuardSequence::redirect_pass(bool from_units, bool from_guards) {
         if ((unit_edge && !from_units) || (!unit_edge && !from_guards)) continue;
         size_t& target = unit_edge ? node.out : node.miss;
         if (node.kind == SKind::Guard && node.folded) continue;
-        const Values values = edge_values(flow, n, unit_edge ? 0 : 1);
+        const ValueSet values = edge_values(flow, n, unit_edge ? 0 : 1);
+        std::vector<char> allowed; // allowed_targets(n), made at the first guard skipped
         // Follow the guards this edge cannot match; go to the farthest one that keeps the
         // sequence nested.
         size_t t = target;
@@ -247,9 +254,10 @@ bool GuardSequence::redirect_pass(bool from_units, bool from_guards) {
              probe != kRegionExit && probe != kNoSlot && !nodes_[probe].dead &&
              !nodes_[probe].folded &&
              (nodes_[probe].kind == SKind::Guard || nodes_[probe].kind == SKind::BackGuard) &&
-             !intersects(values, nodes_[probe].test);) {
+             !values.intersects(tests_[probe]);) {
             probe = nodes_[probe].miss;
-            if (redirect_allowed(n, probe)) t = probe;
+            if (allowed.empty()) allowed = allowed_targets(n);
+            if (allowed[probe == kRegionExit ? nodes_.size() : probe]) t = probe;
         }
         if (t != target) {
             target = t;
@@ -260,24 +268,46 @@ bool GuardSequence::redirect_pass(bool from_units, bool from_guards) {
     return changed;
 }
 
+// The edges (node, slot) into each node of the sequence, by source node and slot.
+GuardSequence::Incoming GuardSequence::incoming_edges() const {
+    Incoming in;
+    in.first.assign(nodes_.size() + 1, 0);
+    const auto target = [&](const SNode& node, int slot) {
+        return slot == 0 ? (node.out != kNoSlot ? node.out : node.match) : node.miss;
+    };
+    for (int pass = 0; pass < 2; ++pass) {
+        std::vector<uint32_t> next(in.first.begin(), in.first.end() - 1);
+        if (pass == 1) in.edges.resize(in.first.back());
+        for (size_t n = 0; n < nodes_.size(); ++n) {
+            if (nodes_[n].dead) continue;
+            for (int slot = 0; slot < 2; ++slot) {
+                const size_t to = target(nodes_[n], slot);
+                if (to >= nodes_.size()) continue;
+                if (pass == 0)
+                    ++in.first[to + 1];
+                else
+                    in.edges[next[to]++] = {n, slot};
+            }
+        }
+        if (pass == 0)
+            for (size_t n = 0; n < nodes_.size(); ++n)
+                in.first[n + 1] += in.first[n];
+    }
+    return in;
+}
+
 bool GuardSequence::drop_always_taken() {
     const Flow flow = propagate();
+    const Incoming into = incoming_edges();
+    ValueSet values(value_count());
     for (size_t g = 0; g < nodes_.size(); ++g) {
         SNode& guard = nodes_[g];
         if (guard.dead || guard.folded || guard.kind != SKind::Guard) continue;
-        std::vector<std::pair<size_t, int>> incoming;
-        bool all_match = true;
-        for (size_t n = 0; n < nodes_.size() && all_match; ++n) {
-            const SNode& node = nodes_[n];
-            if (node.dead) continue;
-            for (int slot = 0; slot < 2; ++slot) {
-                const size_t to =
-                    slot == 0 ? (node.out != kNoSlot ? node.out : node.match) : node.miss;
-                if (to != g) continue;
-                incoming.emplace_back(n, slot);
-                all_match = all_match && subset_of(edge_values(flow, n, slot), guard.test);
-            }
-        }
+        const std::span<const std::pair<size_t, int>> incoming = into.of(g);
+        const bool all_match = std::all_of(incoming.begin(), incoming.end(), [&](const auto& edge) {
+            edge_values(flow, edge.first, edge.second, values);
+            return only_from(values, tests_[g]);
+        });
         if (incoming.empty() || !all_match) continue;
         for (const auto& [n, slot] : incoming) {
             SNode& node = nodes_[n];
@@ -291,7 +321,7 @@ bool GuardSequence::drop_always_taken() {
     return false;
 }
 
-// Whether every jump and loop of the sequence nests properly (see redirect_allowed()).
+// Whether every jump and loop of the sequence nests properly (see allowed_targets()).
 bool GuardSequence::nested_properly() const {
     const size_t end = nodes_.size();
     auto at = [&](size_t to) { return to == kRegionExit ? end : to; };
@@ -325,13 +355,13 @@ bool GuardSequence::rotate_loops() {
         const size_t g = back.match;
         SNode& guard = nodes_[g];
         if (guard.kind != SKind::Guard || guard.dead || guard.folded) continue;
-        if (!subset_of(edge_values(flow, b, 0), guard.test)) continue;
-        const Values away = edge_values(flow, g, 1);
+        if (!only_from(edge_values(flow, b, 0), tests_[g])) continue;
+        const ValueSet away = edge_values(flow, g, 1);
         // The lanes the header's guard turns away must need no block of the loop.
-        bool clear = !intersects(away, back.test);
+        bool clear = !away.intersects(tests_[b]);
         for (size_t n = g + 1; n < b && clear; ++n)
             if (nodes_[n].kind == SKind::Guard || nodes_[n].kind == SKind::Body)
-                clear = !intersects(away, {value_of(nodes_[n].unit)});
+                clear = !away.contains(value_of(nodes_[n].unit));
         if (!clear) continue;
         const size_t old_match = back.match, old_miss = guard.miss;
         back.match = guard.match;
@@ -371,6 +401,9 @@ void GuardSequence::fold_guards() {
 }
 
 void GuardSequence::optimize(int level) {
+    tests_.clear();
+    for (const SNode& node : nodes_)
+        tests_.push_back(ValueSet::of(value_count(), node.test));
     for (bool changed = level >= 1; changed;) {
         changed = redirect_pass(true, level >= 2);
         changed = drop_always_taken() || changed;

@@ -22,10 +22,12 @@
 // the result has no unstructured edge (Definition 1).
 #pragma once
 
+#include "passes/linearize/value_set.hpp"
 #include "ptx/digraph.hpp"
 
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,7 @@ private:
     std::vector<UnitExit> exits_;
     std::vector<SNode> nodes_;
     std::vector<size_t> guard_of_unit_;
+    std::vector<ValueSet> tests_; // per node, its `test` as a set (optimize() makes them)
     SequenceStats stats_;
 
     std::vector<Retreat> retreats(const std::vector<std::vector<size_t>>& successors,
@@ -105,12 +108,24 @@ private:
 
     // Guard-value propagation: the values on each edge (node, slot 0 = match/out, 1 = miss).
     struct Flow {
-        std::vector<std::vector<bool>> in;
+        std::vector<ValueSet> in;
     };
+    size_t value_count() const { return exits_.size() + 1; }
     Flow propagate() const;
-    std::vector<bool> edge_values(const Flow& flow, size_t node, int slot) const;
-    bool redirect_allowed(size_t from, size_t to) const;
+    void edge_values(const Flow& flow, size_t node, int slot, ValueSet& out) const;
+    ValueSet edge_values(const Flow& flow, size_t node, int slot) const;
+    std::vector<char> allowed_targets(size_t from) const;
     bool redirect_pass(bool from_units, bool from_guards);
+    // The live edges (node, slot) into each node, in the order of their sources.
+    struct Incoming {
+        std::vector<uint32_t> first; // per node, where its edges begin in `edges`
+        std::vector<std::pair<size_t, int>> edges;
+
+        std::span<const std::pair<size_t, int>> of(size_t node) const {
+            return {edges.data() + first[node], edges.data() + first[node + 1]};
+        }
+    };
+    Incoming incoming_edges() const;
     bool drop_always_taken();
     bool rotate_loops();
     bool nested_properly() const;
