@@ -156,9 +156,7 @@ GuardSequence::Flow GuardSequence::propagate() const {
         for (size_t n = 0; n < nodes_.size(); ++n) {
             if (nodes_[n].dead) continue;
             for (int slot = 0; slot < 2; ++slot) {
-                const SNode& node = nodes_[n];
-                const size_t to =
-                    slot == 0 ? (node.out != kNoSlot ? node.out : node.match) : node.miss;
+                const size_t to = nodes_[n].edge(slot);
                 if (to == kNoSlot || to == kRegionExit) continue;
                 edge_values(flow, n, slot, values);
                 changed = flow.in[to].insert_all(values) || changed;
@@ -268,52 +266,34 @@ bool GuardSequence::redirect_pass(bool from_units, bool from_guards) {
     return changed;
 }
 
-// The edges (node, slot) into each node of the sequence, by source node and slot.
-GuardSequence::Incoming GuardSequence::incoming_edges() const {
-    Incoming in;
-    in.first.assign(nodes_.size() + 1, 0);
-    const auto target = [&](const SNode& node, int slot) {
-        return slot == 0 ? (node.out != kNoSlot ? node.out : node.match) : node.miss;
-    };
-    for (int pass = 0; pass < 2; ++pass) {
-        std::vector<uint32_t> next(in.first.begin(), in.first.end() - 1);
-        if (pass == 1) in.edges.resize(in.first.back());
-        for (size_t n = 0; n < nodes_.size(); ++n) {
-            if (nodes_[n].dead) continue;
-            for (int slot = 0; slot < 2; ++slot) {
-                const size_t to = target(nodes_[n], slot);
-                if (to >= nodes_.size()) continue;
-                if (pass == 0)
-                    ++in.first[to + 1];
-                else
-                    in.edges[next[to]++] = {n, slot};
-            }
-        }
-        if (pass == 0)
-            for (size_t n = 0; n < nodes_.size(); ++n)
-                in.first[n + 1] += in.first[n];
+analysis::Groups GuardSequence::incoming_edges() const {
+    std::vector<std::pair<uint32_t, uint32_t>> edges; // (target, 2 * source + slot)
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+        if (nodes_[n].dead) continue;
+        for (int slot = 0; slot < 2; ++slot)
+            if (const size_t to = nodes_[n].edge(slot); to < nodes_.size())
+                edges.emplace_back(static_cast<uint32_t>(to), static_cast<uint32_t>(2 * n + slot));
     }
-    return in;
+    analysis::Groups into;
+    into.build(nodes_.size(), edges);
+    return into;
 }
 
 bool GuardSequence::drop_always_taken() {
     const Flow flow = propagate();
-    const Incoming into = incoming_edges();
+    const analysis::Groups into = incoming_edges();
     ValueSet values(value_count());
     for (size_t g = 0; g < nodes_.size(); ++g) {
         SNode& guard = nodes_[g];
         if (guard.dead || guard.folded || guard.kind != SKind::Guard) continue;
-        const std::span<const std::pair<size_t, int>> incoming = into.of(g);
-        const bool all_match = std::all_of(incoming.begin(), incoming.end(), [&](const auto& edge) {
-            edge_values(flow, edge.first, edge.second, values);
+        const std::span<const uint32_t> incoming = into[g];
+        const bool all_match = std::all_of(incoming.begin(), incoming.end(), [&](uint32_t edge) {
+            edge_values(flow, edge / 2, static_cast<int>(edge % 2), values);
             return only_from(values, tests_[g]);
         });
         if (incoming.empty() || !all_match) continue;
-        for (const auto& [n, slot] : incoming) {
-            SNode& node = nodes_[n];
-            size_t& to = slot == 0 ? (node.out != kNoSlot ? node.out : node.match) : node.miss;
-            to = guard.match;
-        }
+        for (const uint32_t edge : incoming)
+            nodes_[edge / 2].edge(static_cast<int>(edge % 2)) = guard.match;
         guard.dead = true;
         ++stats_.guards_removed;
         return true;

@@ -22,12 +22,12 @@
 // the result has no unstructured edge (Definition 1).
 #pragma once
 
+#include "passes/analysis/groups.hpp"
 #include "passes/linearize/value_set.hpp"
 #include "ptx/digraph.hpp"
 
 #include <cstdint>
 #include <limits>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -57,6 +57,10 @@ struct SNode {
     size_t out = kNoSlot;       // Entry, Body: the next node
     bool dead = false;
     bool folded = false; // Guard (O3): tested at the end of the unit before it
+
+    // Where its edge in `slot` goes: slot 0 is `out` (Entry, Body) or `match`, slot 1 `miss`.
+    size_t& edge(int slot) { return slot == 0 ? (out != kNoSlot ? out : match) : miss; }
+    size_t edge(int slot) const { return slot == 0 ? (out != kNoSlot ? out : match) : miss; }
 };
 
 struct Retreat {
@@ -116,16 +120,8 @@ private:
     ValueSet edge_values(const Flow& flow, size_t node, int slot) const;
     std::vector<char> allowed_targets(size_t from) const;
     bool redirect_pass(bool from_units, bool from_guards);
-    // The live edges (node, slot) into each node, in the order of their sources.
-    struct Incoming {
-        std::vector<uint32_t> first; // per node, where its edges begin in `edges`
-        std::vector<std::pair<size_t, int>> edges;
-
-        std::span<const std::pair<size_t, int>> of(size_t node) const {
-            return {edges.data() + first[node], edges.data() + first[node + 1]};
-        }
-    };
-    Incoming incoming_edges() const;
+    // The live edges into each node, numbered 2 * source + slot, in the order of their sources.
+    analysis::Groups incoming_edges() const;
     bool drop_always_taken();
     bool rotate_loops();
     bool nested_properly() const;
