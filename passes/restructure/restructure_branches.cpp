@@ -31,6 +31,7 @@
 #include "passes/convergence_guard.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
+#include "ptx/node_list.hpp"
 
 #include <algorithm>
 #include <map>
@@ -45,6 +46,7 @@ namespace {
 constexpr NodeId kNone = static_cast<NodeId>(-1);
 constexpr int kUnlabelled = -1;
 constexpr int kMixed = -2;
+constexpr uint32_t kNoRegion = 0;
 
 // The edges that start a construct: the outgoing edges f_k of the head branch b, or, where the
 // region has several entries, one virtual edge into each entry.
@@ -54,110 +56,118 @@ struct HeadEdge {
     NodeId target;
 };
 
-// The marks of the construct being analysed, on the nodes of the graph: in the region, in H, the
-// k of its B_k (or no single one), reached by the topological order. Valid until the next
-// construct starts, which is before any part of this one is restructured.
+// The marks of the construct being analysed, on the nodes of the graph: in H, the virtual edges
+// into an entry, the label that reached a node below H (the k of the edges that arrived, or
+// several), how many of its edges from the region have not arrived yet, the k of its B_k, and
+// seen by the depth-first search. Valid until the next construct starts, which is before any
+// part of this one is restructured.
 struct ConstructMarks {
-    analysis::NodeMarks<> in;
     analysis::NodeMarks<> in_head;
+    analysis::NodeMarks<uint32_t> virtual_edges;
     analysis::NodeMarks<int> label{kUnlabelled};
+    analysis::NodeMarks<uint32_t> pending;
+    analysis::NodeMarks<int> branch{kUnlabelled};
     analysis::NodeMarks<> seen;
 
     void clear(size_t graph_size) {
-        in.clear(graph_size);
         in_head.clear(graph_size);
+        virtual_edges.clear(graph_size);
         label.clear(graph_size);
+        pending.clear(graph_size);
+        branch.clear(graph_size);
         seen.clear(graph_size);
     }
 };
 
 // One branch construct of a region (seed 000 IV-B): the head H, ending in the branch b, whose
-// edges f_k start the branch subgraphs B_k; the tail T; the continuation points c_m, the nodes
-// of T (or beyond the region) entered from a B_k; and the exit paths of each B_k.
+// edges f_k start the branch subgraphs B_k; the tail T, the rest of the region; the continuation
+// points c_m, the nodes of T (or beyond the region) entered from a B_k; and the exit paths of
+// each B_k. The region is the nodes that carry its number.
 struct Construct {
     Construct(ConstructMarks& construct_marks, size_t graph_size,
-              const std::vector<NodeId>& region_nodes)
-        : nodes(region_nodes), marks(construct_marks) {
+              const std::vector<uint32_t>& region_of, uint32_t region)
+        : marks(construct_marks), region_of(region_of), region(region) {
         marks.clear(graph_size);
-        for (NodeId n : nodes)
-            marks.in.mark(n);
     }
 
-    const std::vector<NodeId>& nodes;
     ConstructMarks& marks;
+    const std::vector<uint32_t>& region_of;
+    uint32_t region;
     NodeId b = kNone;
+    std::vector<NodeId> head;                                  // H
     std::vector<HeadEdge> heads;                               // f_k
     std::vector<std::vector<NodeId>> branch;                   // B_k, in topological order
-    std::vector<NodeId> tail;                                  // T
     std::vector<NodeId> cont;                                  // c_m, in order of discovery
     std::map<NodeId, uint32_t> cont_index;                     // c_m -> m
     std::vector<NodeId> tail_entries;                          // the c_m inside the region
     std::vector<std::vector<std::pair<NodeId, NodeId>>> exits; // per B_k: its (node, c_m) edges
 
-    bool inside(NodeId n) const { return marks.in.marked(n); }
+    bool inside(NodeId n) const { return n < region_of.size() && region_of[n] == region; }
     bool in_head(NodeId n) const { return marks.in_head.marked(n); }
     // Below H in the region: in some B_k or in T.
     bool below_head(NodeId n) const { return inside(n) && !in_head(n); }
-    int label(NodeId n) const { return marks.label[n]; }
-    bool in_branch(NodeId n, size_t k) const {
-        return inside(n) && label(n) == static_cast<int>(k);
-    }
+    bool in_branch(NodeId n, size_t k) const { return marks.branch[n] == static_cast<int>(k); }
     bool several_exits() const {
         return std::any_of(exits.begin(), exits.end(),
                            [](const auto& paths) { return paths.size() > 1; });
     }
 };
 
+// Each construct costs what its H and B_k and the edges that leave them cost, not what the rest
+// of its region does: a region is a number on its nodes (the tail keeps the number of its region
+// when H and the B_k leave it), and a node joins B_k when the last of its edges from the region
+// arrives from B_k, counted on the predecessor lists the restructurer keeps through its edits.
 class BranchRestructurer {
 public:
     BranchRestructurer(RGraph& graph, const BranchOptions& options,
                        const DivergencePredicate& divergent, const FreshVariable& fresh,
                        BranchReport& report)
-        : graph_(graph), options_(options), divergent_(divergent), fresh_(fresh), report_(report) {
+        : graph_(graph), options_(options), divergent_(divergent), fresh_(fresh), report_(report),
+          region_of_(graph.nodes.size(), kNoRegion), preds_(graph.nodes.size()) {
         for (const auto& node : graph_.nodes)
             if (!node.var.empty()) used_vars_.insert(node.var);
+        for (NodeId n = 0; n < graph_.nodes.size(); ++n)
+            for (NodeId w : succ(n))
+                preds_[w].push_back(n);
     }
 
     // Restructures the region `nodes` entered at `entries` (acyclic; edges may leave it): its
     // first construct, each B_k recursively, then the tail T in the same way. The tails are taken
-    // in a loop, so a chain of constructs takes no stack and keeps one tail at a time.
-    void region(std::vector<NodeId> nodes, std::vector<NodeId> entries) {
-        Region tail;
-        while (first_construct(nodes, entries, tail)) {
-            nodes = std::move(tail.nodes);
-            entries = std::move(tail.entries);
+    // in a loop, so a chain of constructs takes no stack.
+    void region(const std::vector<NodeId>& nodes, std::vector<NodeId> entries) {
+        if (nodes.empty()) return;
+        const uint32_t region = next_region_++;
+        for (NodeId n : nodes)
+            region_of_[n] = region;
+        while (first_construct(region, entries)) {
         }
     }
 
 private:
-    // A region still to restructure: its nodes and its entries.
-    struct Region {
-        std::vector<NodeId> nodes;
-        std::vector<NodeId> entries;
-    };
-
-    // Restructures the first construct of the region and its B_k, and sets `tail` to what
-    // remains of the region below them; false where nothing remains (the region is linear).
-    bool first_construct(const std::vector<NodeId>& nodes, const std::vector<NodeId>& entries,
-                         Region& tail) {
-        if (nodes.empty() || entries.empty()) return false;
-        Construct c(marks_, graph_.nodes.size(), nodes);
+    // Restructures the first construct of the region and its B_k, and sets `entries` to the
+    // entries of what remains of the region below them; false where nothing remains (the region
+    // is linear).
+    bool first_construct(uint32_t region, std::vector<NodeId>& entries) {
+        if (entries.empty()) return false;
+        Construct c(marks_, graph_.nodes.size(), region_of_, region);
         if (!find_head(c, entries)) return false; // the region is linear
-        split_branches_and_tail(c);
+        find_branches(c);
         find_continuation_points(c);
         find_exit_paths(c);
+        leave_region(c.head);
         if (c.cont.size() <= 1 && !c.several_exits()) {
             restructure_parts(c); // already a suitable structure
         } else if (options_.selective && !may_diverge(c)) {
             ++report_.constructs_left_uniform;
+            for (const auto& nodes : c.branch)
+                leave_region(nodes);
         } else if (c.cont.size() <= 1) {
             join_exit_paths(c);
         } else {
-            const NodeId e = predicate(c);
-            tail = {std::move(c.tail), {e}};
+            entries = {predicate(c)};
             return true;
         }
-        tail = {std::move(c.tail), std::move(c.tail_entries)};
+        entries = std::move(c.tail_entries);
         return true;
     }
 
@@ -168,25 +178,38 @@ private:
     BranchReport& report_;
     std::set<std::string> used_vars_;
     unsigned next_var_ = 0;
+    std::vector<uint32_t> region_of_; // per node: the number of the region it is in, or kNoRegion
+    uint32_t next_region_ = kNoRegion + 1;
+    std::vector<NodeList> preds_; // per node: the source of every edge into it
     ConstructMarks marks_;
+    std::vector<NodeId> queue_;                    // of the labelling
     std::vector<std::pair<NodeId, size_t>> stack_; // of the depth-first search
 
     const std::vector<NodeId>& succ(NodeId n) const { return graph_.nodes[n].succ; }
+
+    void leave_region(const std::vector<NodeId>& nodes) {
+        for (NodeId n : nodes)
+            region_of_[n] = kNoRegion;
+    }
 
     // H: from the single entry along single edges; its last node b has the edges f_k. A region
     // with several entries has no H, and a virtual edge f_k into each entry. False where H covers
     // the region (it is linear).
     bool find_head(Construct& c, const std::vector<NodeId>& entries) const {
         if (entries.size() > 1) {
-            for (size_t k = 0; k < entries.size(); ++k)
+            for (size_t k = 0; k < entries.size(); ++k) {
                 c.heads.push_back({kNone, k, entries[k]});
+                c.marks.virtual_edges.mark(entries[k], c.marks.virtual_edges[entries[k]] + 1);
+            }
             return true;
         }
         NodeId cur = entries.front();
         c.marks.in_head.mark(cur);
+        c.head.push_back(cur);
         while (succ(cur).size() == 1 && c.below_head(succ(cur)[0])) {
             cur = succ(cur)[0];
             c.marks.in_head.mark(cur);
+            c.head.push_back(cur);
         }
         if (succ(cur).size() < 2) return false;
         c.b = cur;
@@ -195,25 +218,48 @@ private:
         return true;
     }
 
-    // B_k: the nodes every path to which passes f_k (labels flow in topological order); T: the
-    // rest of the region below H.
-    void split_branches_and_tail(Construct& c) {
-        const auto order = topological_order(c);
-        const auto meet = [&](NodeId n, int l) {
-            if (!c.below_head(n)) return;
-            const int old = c.label(n);
-            c.marks.label.mark(n, old == kUnlabelled || old == l ? l : kMixed);
-        };
+    // B_k: the nodes every path to which passes f_k. Labels flow from the f_k along the edges of
+    // the B_k found so far; a node joins B_k when all its edges from the region (from b or from
+    // below H) have brought label k. The rest of the region below H is T.
+    void find_branches(Construct& c) {
+        queue_.clear();
         for (size_t k = 0; k < c.heads.size(); ++k)
-            meet(c.heads[k].target, static_cast<int>(k));
-        for (NodeId n : order)
+            arrive(c, c.heads[k].target, static_cast<int>(k));
+        for (size_t i = 0; i < queue_.size(); ++i) {
+            const NodeId n = queue_[i];
             for (NodeId w : succ(n))
-                meet(w, c.label(n));
+                arrive(c, w, c.marks.branch[n]);
+        }
         c.branch.resize(c.heads.size());
-        for (NodeId n : order)
-            if (c.label(n) >= 0) c.branch[c.label(n)].push_back(n);
-        for (NodeId n : c.nodes)
-            if (!c.in_head(n) && c.label(n) < 0) c.tail.push_back(n);
+        for (size_t k = 0; k < c.heads.size(); ++k)
+            c.branch[k] = topological_order(c, k);
+    }
+
+    // An edge bringing label k arrives at n.
+    void arrive(Construct& c, NodeId n, int k) {
+        if (!c.below_head(n)) return;
+        auto& marks = c.marks;
+        if (!marks.label.marked(n)) {
+            marks.label.mark(n, k);
+            marks.pending.mark(n, edges_from_region(c, n));
+        } else if (marks.label[n] != k) {
+            marks.label.mark(n, kMixed);
+        }
+        const uint32_t pending = marks.pending[n] - 1;
+        marks.pending.mark(n, pending);
+        if (pending == 0 && marks.label[n] == k) {
+            marks.branch.mark(n, k);
+            queue_.push_back(n);
+        }
+    }
+
+    // The edges into n that bring a label: from b or from below H in the region, and the
+    // virtual f_k.
+    uint32_t edges_from_region(const Construct& c, NodeId n) const {
+        uint32_t count = c.marks.virtual_edges[n];
+        for (NodeId p : preds_[n])
+            if (c.inside(p) && (!c.in_head(p) || p == c.b)) ++count;
+        return count;
     }
 
     // The c_m: the targets of the f_k whose B_k is empty, and the nodes outside B_k that edges
@@ -258,10 +304,10 @@ private:
             if (c.exits[k].size() > 1) {
                 const NodeId join = add_join(c.cont.front());
                 for (const auto& [n, w] : c.exits[k])
-                    graph_.redirect(n, w, join);
+                    redirect(n, w, join);
                 grown.push_back(join);
             }
-            region(std::move(grown), {c.heads[k].target});
+            region(grown, {c.heads[k].target});
         }
     }
 
@@ -269,7 +315,7 @@ private:
     // resumes at c_m where p = m; each exit path of B_k to c_m becomes p := m, the paths of one
     // B_k meet in a join that leads to e, and an empty B_k becomes the assignment alone. Returns
     // e, which T now holds (the caller goes on with T).
-    NodeId predicate(Construct& c) {
+    NodeId predicate(const Construct& c) {
         std::vector<std::vector<std::pair<NodeId, size_t>>> virtual_preds(c.heads.size());
         if (c.b == kNone)
             for (size_t k = 0; k < c.heads.size(); ++k)
@@ -277,7 +323,8 @@ private:
                     virtual_preds[k] = outside_predecessors(c.heads[k].target, c);
 
         const std::string p = fresh_var();
-        const NodeId e = graph_.add_branch(p, c.cont);
+        const NodeId e = added(graph_.add_branch(p, c.cont));
+        region_of_[e] = c.region;
         ++report_.constructs_restructured;
         ++report_.predicates;
         ++report_.branches;
@@ -285,10 +332,10 @@ private:
             if (c.branch[k].empty()) {
                 const NodeId a = assign(p, c.cont_index.at(c.heads[k].target), e);
                 if (c.b != kNone)
-                    graph_.nodes[c.b].succ[c.heads[k].slot] = a;
+                    set_successor(c.b, c.heads[k].slot, a);
                 else
                     for (const auto& [pred, slot] : virtual_preds[k])
-                        graph_.nodes[pred].succ[slot] = a;
+                        set_successor(pred, slot, a);
                 continue;
             }
             std::vector<NodeId> grown = c.branch[k];
@@ -296,23 +343,46 @@ private:
             if (join != e) grown.push_back(join);
             for (const auto& [n, w] : c.exits[k]) {
                 const NodeId a = assign(p, c.cont_index.at(w), join);
-                graph_.redirect(n, w, a);
+                redirect(n, w, a);
                 grown.push_back(a);
             }
-            region(std::move(grown), {c.heads[k].target});
+            region(grown, {c.heads[k].target});
         }
-        c.tail.push_back(e);
         return e;
+    }
+
+    // A node just added to the graph: its edges join the predecessor lists.
+    NodeId added(NodeId n) {
+        region_of_.resize(graph_.nodes.size(), kNoRegion);
+        preds_.resize(graph_.nodes.size());
+        for (NodeId w : succ(n))
+            preds_[w].push_back(n);
+        return n;
+    }
+
+    void set_successor(NodeId n, size_t slot, NodeId target) {
+        NodeId& old = graph_.nodes[n].succ[slot];
+        auto& from = preds_[old];
+        NodeId* edge = std::find(from.begin(), from.end(), n);
+        from.erase(edge, edge + 1);
+        old = target;
+        preds_[target].push_back(n);
+    }
+
+    // Every successor slot of n that points to `old_target` points to `new_target` instead.
+    void redirect(NodeId n, NodeId old_target, NodeId new_target) {
+        for (size_t slot = 0; slot < succ(n).size(); ++slot)
+            if (succ(n)[slot] == old_target) set_successor(n, slot, new_target);
     }
 
     NodeId add_join(NodeId next) {
         ++report_.joins;
-        return graph_.add_dummy(next);
+        return added(graph_.add_dummy(next));
     }
 
     NodeId assign(const std::string& var, uint32_t value, NodeId next) {
         ++report_.assignments;
-        return graph_.add_assign(var, value, next);
+        return added(graph_.add_assign(var, value, next));
     }
 
     std::string fresh_var() {
@@ -339,46 +409,45 @@ private:
         return false;
     }
 
-    // The edges (as node and successor slot) into n from outside the region.
+    // The edges (as node and successor slot) into n from outside the region, by node.
     std::vector<std::pair<NodeId, size_t>> outside_predecessors(NodeId n,
                                                                 const Construct& c) const {
+        std::vector<NodeId> sources;
+        for (NodeId u : preds_[n])
+            if (!c.inside(u)) sources.push_back(u);
+        std::sort(sources.begin(), sources.end());
+        sources.erase(std::unique(sources.begin(), sources.end()), sources.end());
         std::vector<std::pair<NodeId, size_t>> preds;
-        for (NodeId u = 0; u < graph_.nodes.size(); ++u) {
-            if (c.inside(u)) continue;
+        for (NodeId u : sources)
             for (size_t s = 0; s < succ(u).size(); ++s)
                 if (succ(u)[s] == n) preds.emplace_back(u, s);
-        }
         return preds;
     }
 
-    // The region's nodes below the head, reachable from the head edges, in topological order.
-    std::vector<NodeId> topological_order(const Construct& c) {
-        auto& seen = c.marks.seen;
+    // B_k in topological order: the reverse postorder of a depth-first search from the target
+    // of f_k. No path leaves B_k and comes back (every edge into B_k but f_k comes from B_k), so
+    // this is the order B_k's nodes take in a search of the whole region below H.
+    std::vector<NodeId> topological_order(const Construct& c, size_t k) {
         std::vector<NodeId> post;
-        post.reserve(c.nodes.size());
+        const NodeId root = c.heads[k].target;
+        if (!c.in_branch(root, k)) return post;
+        auto& seen = c.marks.seen;
         auto& stack = stack_;
-        const auto visit = [&](NodeId root) {
-            if (!c.below_head(root) || seen.marked(root)) return;
-            seen.mark(root);
-            stack.emplace_back(root, 0);
-            while (!stack.empty()) {
-                auto& [n, next] = stack.back();
-                if (next < succ(n).size()) {
-                    const NodeId w = succ(n)[next++];
-                    if (c.below_head(w) && !seen.marked(w)) {
-                        seen.mark(w);
-                        stack.emplace_back(w, 0);
-                    }
-                } else {
-                    post.push_back(n);
-                    stack.pop_back();
+        seen.mark(root);
+        stack.emplace_back(root, 0);
+        while (!stack.empty()) {
+            auto& [n, next] = stack.back();
+            if (next < succ(n).size()) {
+                const NodeId w = succ(n)[next++];
+                if (c.in_branch(w, k) && !seen.marked(w)) {
+                    seen.mark(w);
+                    stack.emplace_back(w, 0);
                 }
+            } else {
+                post.push_back(n);
+                stack.pop_back();
             }
-        };
-        for (const auto& head : c.heads)
-            visit(head.target);
-        for (NodeId n : c.nodes)
-            visit(n);
+        }
         std::reverse(post.begin(), post.end());
         return post;
     }

@@ -353,9 +353,42 @@ TEST_CASE("selective: below a uniform construct, a divergent one in its tail is 
     CHECK(tail_structured(all));
 }
 
+TEST_CASE("selective: a tail entered at several points, one of them from another entry's branch",
+          "[restructure-branches]") {
+    // A uniform construct at 1 (B_0 = {2}, B_1 = {3}) leaves to 4 and 5, which enter its tail.
+    // There 4 branches divergently to 5 and 6: B_0 = {4, 6}; 5, entered from B_0 and from outside
+    // the tail, is in no B_k (B_1 is empty); continuation points 5 and 7. The edges from 2 and 3
+    // into 5 are what p := 0 takes over.
+    //   0 -> 1; 1 -> 2, 3; 2 -> 4, 5; 3 -> 4, 5; 4 -> 5, 6; 5 -> 7; 6 -> 7; 7 -> 8 exit
+    auto g = rgraph(9, {{0, 1},
+                        {1, 2},
+                        {1, 3},
+                        {2, 4},
+                        {2, 5},
+                        {3, 4},
+                        {3, 5},
+                        {4, 5},
+                        {4, 6},
+                        {5, 7},
+                        {6, 7},
+                        {7, 8}});
+    const RGraph before = g;
+    BranchOptions selective;
+    selective.selective = true;
+    const auto r = restructure_branches(g, selective, [](NodeId n) { return n == 4; });
+    check_same_paths(before, g);
+    CHECK(r.constructs_left_uniform == 1);
+    CHECK(r.constructs_restructured == 1);
+    for (const NodeId n : {2u, 3u}) {
+        CHECK(g.nodes[n].succ[0] == 4);
+        CHECK(g.nodes[g.nodes[n].succ[1]].kind == NodeKind::Assign);
+    }
+}
+
 TEST_CASE("random acyclic graphs become tail-structured and keep their paths",
           "[restructure-branches]") {
     std::mt19937 rng(42);
+    std::mt19937 divergence_rng(7);
     for (int round = 0; round < 300; ++round) {
         const size_t n = 4 + round % 9;
         // Forward edges only: node i branches to one to three later nodes, the last is the exit.
@@ -404,6 +437,16 @@ TEST_CASE("random acyclic graphs become tail-structured and keep their paths",
         RGraph again = g;
         CHECK_FALSE(restructure_branches(again, options).changed());
         CHECK(again.digraph().succ == g.digraph().succ);
+
+        // Selective, with about half of the branches divergent: the tails below uniform
+        // constructs are regions entered at several points, restructured where they diverge.
+        RGraph selective = before;
+        BranchOptions only_divergent;
+        only_divergent.selective = true;
+        const uint32_t divergent = divergence_rng();
+        restructure_branches(selective, only_divergent,
+                             [&](NodeId v) { return ((divergent >> (v % 32)) & 1) != 0; });
+        check_same_paths(before, selective, 6);
     }
 }
 
