@@ -31,6 +31,7 @@
 #include "passes/convergence_guard.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/pass_list.hpp"
+#include "ptx/invariant.hpp"
 #include "ptx/node_list.hpp"
 
 #include <algorithm>
@@ -364,6 +365,7 @@ private:
         NodeId& old = graph_.nodes[n].succ[slot];
         auto& from = preds_[old];
         NodeId* edge = std::find(from.begin(), from.end(), n);
+        CFR_INVARIANT(edge != from.end(), "the predecessor lists hold every edge of the graph");
         from.erase(edge, edge + 1);
         old = target;
         preds_[target].push_back(n);
