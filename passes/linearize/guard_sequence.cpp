@@ -2,7 +2,10 @@
 // section 4.2: see guard_sequence.hpp.
 #include "passes/linearize/guard_sequence.hpp"
 
+#include "passes/linearize/redirect_targets.hpp"
+
 #include <algorithm>
+#include <optional>
 
 namespace cfr::linearize {
 namespace {
@@ -192,49 +195,9 @@ ValueSet GuardSequence::edge_values(const Flow& flow, size_t n, int slot) const 
     return out;
 }
 
-// Where the edge leaving `from` (other than its current one) may go with every jump and loop of
-// the sequence still properly nested: per position b (nodes_.size() for the region's exit),
-// whether it may go there. The edge a -> b must not cross a jump c -> d of another node (a < c <
-// b < d, or c < a < d < b), enter a loop t..i past its header (a < t < b <= i), or leave it past
-// its back guard (t <= a < i < b): intervals of b, and a bound past which every b crosses, added
-// up in one walk over the sequence.
-std::vector<char> GuardSequence::allowed_targets(size_t from) const {
-    const size_t a = from, end = nodes_.size();
-    std::vector<int> opened(end + 2, 0); // +1 where a forbidden interval of b starts, -1 after
-    size_t bound = end;                  // every b past it is forbidden
-    const auto forbid = [&](size_t first, size_t last) {
-        if (first > last) return;
-        ++opened[first];
-        --opened[last + 1];
-    };
-    for (size_t n = 0; n < end; ++n) {
-        const SNode& node = nodes_[n];
-        if (node.dead) continue;
-        if (node.kind == SKind::BackGuard) {
-            const size_t t = node.match, i = n;
-            if (a < t) forbid(t + 1, std::min(i, end));      // into a loop past its header
-            if (t <= a && a < i) bound = std::min(bound, i); // out of a loop past its back guard
-        }
-        for (size_t target :
-             {node.out, node.miss, node.kind == SKind::Guard ? node.match : kNoSlot}) {
-            if (target == kNoSlot || n == a) continue;
-            const size_t c = n, d = target == kRegionExit ? end : target;
-            if (d <= c) continue;
-            if (a < c) forbid(c + 1, d - 1);
-            if (c < a && a < d) bound = std::min(bound, d);
-        }
-    }
-    std::vector<char> allowed(end + 1);
-    int open = 0;
-    for (size_t b = 0; b <= end; ++b) {
-        open += opened[b];
-        allowed[b] = open == 0 && b <= bound;
-    }
-    return allowed;
-}
-
 bool GuardSequence::redirect_pass(bool from_units, bool from_guards) {
     const Flow flow = propagate();
+    RedirectTargets allowed(nodes_);
     bool changed = false;
     for (size_t n = 0; n < nodes_.size(); ++n) {
         SNode& node = nodes_[n];
@@ -244,7 +207,7 @@ bool GuardSequence::redirect_pass(bool from_units, bool from_guards) {
         size_t& target = unit_edge ? node.out : node.miss;
         if (node.kind == SKind::Guard && node.folded) continue;
         const ValueSet values = edge_values(flow, n, unit_edge ? 0 : 1);
-        std::vector<char> allowed; // allowed_targets(n), made at the first guard skipped
+        bool started = false; // allowed.start(n), at the first guard skipped
         // Follow the guards this edge cannot match; go to the farthest one that keeps the
         // sequence nested.
         size_t t = target;
@@ -254,8 +217,11 @@ bool GuardSequence::redirect_pass(bool from_units, bool from_guards) {
              (nodes_[probe].kind == SKind::Guard || nodes_[probe].kind == SKind::BackGuard) &&
              !values.intersects(tests_[probe]);) {
             probe = nodes_[probe].miss;
-            if (allowed.empty()) allowed = allowed_targets(n);
-            if (allowed[probe == kRegionExit ? nodes_.size() : probe]) t = probe;
+            if (!started) {
+                allowed.start(n);
+                started = true;
+            }
+            if (allowed.allowed(probe)) t = probe;
         }
         if (t != target) {
             target = t;
@@ -301,7 +267,7 @@ bool GuardSequence::drop_always_taken() {
     return false;
 }
 
-// Whether every jump and loop of the sequence nests properly (see allowed_targets()).
+// Whether every jump and loop of the sequence nests properly (the rule in redirect_targets.hpp).
 bool GuardSequence::nested_properly() const {
     const size_t end = nodes_.size();
     auto at = [&](size_t to) { return to == kRegionExit ? end : to; };
@@ -328,15 +294,16 @@ bool GuardSequence::nested_properly() const {
 }
 
 bool GuardSequence::rotate_loops() {
-    const Flow flow = propagate();
+    std::optional<Flow> flow; // made for the first loop whose header may move
     for (size_t b = 0; b < nodes_.size(); ++b) {
         SNode& back = nodes_[b];
         if (back.dead || back.kind != SKind::BackGuard) continue;
         const size_t g = back.match;
         SNode& guard = nodes_[g];
         if (guard.kind != SKind::Guard || guard.dead || guard.folded) continue;
-        if (!only_from(edge_values(flow, b, 0), tests_[g])) continue;
-        const ValueSet away = edge_values(flow, g, 1);
+        if (!flow) flow = propagate();
+        if (!only_from(edge_values(*flow, b, 0), tests_[g])) continue;
+        const ValueSet away = edge_values(*flow, g, 1);
         // The lanes the header's guard turns away must need no block of the loop.
         bool clear = !away.intersects(tests_[b]);
         for (size_t n = g + 1; n < b && clear; ++n)

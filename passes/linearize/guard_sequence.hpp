@@ -118,7 +118,6 @@ private:
     Flow propagate() const;
     void edge_values(const Flow& flow, size_t node, int slot, ValueSet& out) const;
     ValueSet edge_values(const Flow& flow, size_t node, int slot) const;
-    std::vector<char> allowed_targets(size_t from) const;
     bool redirect_pass(bool from_units, bool from_guards);
     // The live edges into each node, numbered 2 * source + slot, in the order of their sources.
     analysis::Groups incoming_edges() const;
