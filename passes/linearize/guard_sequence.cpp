@@ -207,7 +207,7 @@ bool GuardSequence::redirect_pass(bool from_units, bool from_guards) {
         size_t& target = unit_edge ? node.out : node.miss;
         if (node.kind == SKind::Guard && node.folded) continue;
         const ValueSet values = edge_values(flow, n, unit_edge ? 0 : 1);
-        bool started = false; // allowed.start(n), at the first guard skipped
+        allowed.start(n);
         // Follow the guards this edge cannot match; go to the farthest one that keeps the
         // sequence nested.
         size_t t = target;
@@ -217,10 +217,6 @@ bool GuardSequence::redirect_pass(bool from_units, bool from_guards) {
              (nodes_[probe].kind == SKind::Guard || nodes_[probe].kind == SKind::BackGuard) &&
              !values.intersects(tests_[probe]);) {
             probe = nodes_[probe].miss;
-            if (!started) {
-                allowed.start(n);
-                started = true;
-            }
             if (allowed.allowed(probe)) t = probe;
         }
         if (t != target) {
@@ -270,15 +266,11 @@ bool GuardSequence::drop_always_taken() {
 // Whether every jump and loop of the sequence nests properly (the rule in redirect_targets.hpp).
 bool GuardSequence::nested_properly() const {
     const size_t end = nodes_.size();
-    auto at = [&](size_t to) { return to == kRegionExit ? end : to; };
     std::vector<std::pair<size_t, size_t>> jumps, loops;
     for (size_t n = 0; n < end; ++n) {
         const SNode& node = nodes_[n];
         if (node.dead) continue;
-        for (size_t to : {node.out, node.miss, node.match}) {
-            if (to == kNoSlot) continue;
-            if (at(to) > n) jumps.emplace_back(n, at(to));
-        }
+        for_each_forward_jump(node, n, end, [&](size_t d) { jumps.emplace_back(n, d); });
         if (node.kind == SKind::BackGuard) loops.emplace_back(node.match, n);
     }
     for (const auto& [a, b] : jumps) {

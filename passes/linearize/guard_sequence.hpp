@@ -63,6 +63,18 @@ struct SNode {
     size_t edge(int slot) const { return slot == 0 ? (out != kNoSlot ? out : match) : miss; }
 };
 
+// Calls visit(d) for each edge of the node at position n that jumps forward, n -> d with d > n
+// (the region's exit is position `end`): the jumps whose nesting the optimizations keep. A back
+// guard's match goes back; it closes a loop instead.
+template <class Visit>
+void for_each_forward_jump(const SNode& node, size_t n, size_t end, const Visit& visit) {
+    for (const size_t target :
+         {node.out, node.miss, node.kind == SKind::Guard ? node.match : kNoSlot}) {
+        if (target == kNoSlot) continue;
+        if (const size_t d = target == kRegionExit ? end : target; d > n) visit(d);
+    }
+}
+
 struct Retreat {
     size_t source;                // unit
     size_t target;                // unit

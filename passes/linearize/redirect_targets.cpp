@@ -18,21 +18,12 @@ RedirectTargets::RedirectTargets(const std::vector<SNode>& nodes)
     std::sort(loops_.begin(), loops_.end());
 }
 
-template <class Visit>
-void RedirectTargets::for_each_forward_jump(size_t c, const Visit& visit) const {
-    const SNode& node = nodes_[c];
-    for (const size_t target :
-         {node.out, node.miss, node.kind == SKind::Guard ? node.match : kNoSlot}) {
-        if (target == kNoSlot) continue;
-        if (const size_t d = position(target); d > c) visit(d);
-    }
-}
-
 void RedirectTargets::start(size_t source) {
     CFR_INVARIANT(source >= source_, "a redirect pass asks for its sources in increasing order");
     // Jumps c -> d with c < a < d, and loops t..i with t <= a < i: no target past d or i.
     for (; swept_ < source; ++swept_)
-        if (!nodes_[swept_].dead) for_each_forward_jump(swept_, [&](size_t d) { ends_.push(d); });
+        if (!nodes_[swept_].dead)
+            for_each_forward_jump(nodes_[swept_], swept_, end_, [&](size_t d) { ends_.push(d); });
     for (; next_loop_ < loops_.size() && loops_[next_loop_].first <= source; ++next_loop_)
         ends_.push(loops_[next_loop_].second);
     while (!ends_.empty() && ends_.top() <= source)
@@ -53,7 +44,7 @@ bool RedirectTargets::allowed(size_t target) {
     // Jumps c -> d and loops t..i with a < c, t < b: none may reach past b (d > b, i >= b).
     for (; scanned_ < b; ++scanned_) {
         if (!nodes_[scanned_].dead)
-            for_each_forward_jump(scanned_,
+            for_each_forward_jump(nodes_[scanned_], scanned_, end_,
                                   [&](size_t d) { farthest_jump_ = std::max(farthest_jump_, d); });
         farthest_loop_ = std::max(farthest_loop_, loop_end_[scanned_]);
     }

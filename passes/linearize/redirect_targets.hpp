@@ -47,9 +47,6 @@ private:
     size_t last_target_ = 0;
     size_t farthest_jump_ = 0, farthest_loop_ = 0; // over the nodes read
 
-    // Calls visit(d) for each jump c -> d of node c with d > c (kRegionExit: the sequence's end).
-    template <class Visit>
-    void for_each_forward_jump(size_t c, const Visit& visit) const;
     size_t position(size_t target) const { return target == kRegionExit ? end_ : target; }
 };
 
