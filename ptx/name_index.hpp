@@ -78,4 +78,50 @@ private:
     }
 };
 
+// A set of names that owns their bytes: one buffer of all of them and a NameIndex over it, so that
+// building it allocates a few times rather than once per name.
+class NameSet {
+public:
+    NameSet() = default;
+    template <class Names>
+    explicit NameSet(const Names& names) {
+        size_t bytes = 0, count = 0;
+        for (std::string_view name : names) {
+            bytes += name.size();
+            ++count;
+        }
+        bytes_.reserve(bytes);
+        ends_.reserve(count);
+        for (std::string_view name : names) {
+            bytes_.insert(bytes_.end(), name.begin(), name.end());
+            ends_.push_back(static_cast<uint32_t>(bytes_.size()));
+        }
+        index_all();
+    }
+    NameSet(const NameSet& other) : bytes_(other.bytes_), ends_(other.ends_) { index_all(); }
+    NameSet& operator=(const NameSet& other) {
+        if (this != &other) *this = NameSet(other);
+        return *this;
+    }
+    NameSet(NameSet&&) noexcept = default; // the buffer moves with the views into it
+    NameSet& operator=(NameSet&&) noexcept = default;
+
+    bool contains(std::string_view name) const { return index_.find(name) != nullptr; }
+    size_t size() const { return index_.size(); }
+
+private:
+    std::vector<char> bytes_;
+    std::vector<uint32_t> ends_; // where each name ends in bytes_
+    NameIndex index_;
+
+    void index_all() {
+        index_ = NameIndex(ends_.size());
+        uint32_t begin = 0;
+        for (const uint32_t end : ends_) {
+            index_.assign({bytes_.data() + begin, end - begin}, 0);
+            begin = end;
+        }
+    }
+};
+
 } // namespace cfr::ptx

@@ -106,30 +106,38 @@ std::string left_alone(const ptx::Instruction& convergent) {
                        convergent.loc.line);
 }
 
-ControlDependence::ControlDependence(const Digraph& g, const DominatorTree& post_dominators)
-    : direct_(g.size()) {
+ControlDependence::ControlDependence(const Digraph& g, const DominatorTree& post_dominators) {
     const auto& ipdom = post_dominators.idom;
+    std::vector<std::pair<NodeId, NodeId>> dependences; // (block, branch), branches ascending
+    std::vector<NodeId> last_branch(g.size(), kNoNode); // per block, the last branch recorded
+    std::vector<NodeId> successors;
     for (NodeId x = 0; x < g.size(); ++x) {
-        const std::set<NodeId> successors(g.succ[x].begin(), g.succ[x].end());
+        successors.assign(g.succ[x].begin(), g.succ[x].end());
+        std::sort(successors.begin(), successors.end());
+        successors.erase(std::unique(successors.begin(), successors.end()), successors.end());
         if (successors.size() < 2) continue;
         for (NodeId v : successors)
             for (size_t steps = 0; v != kNoNode && v != ipdom[x] && steps < g.size(); ++steps) {
-                if (direct_[v].empty() || direct_[v].back() != x) direct_[v].push_back(x);
+                if (last_branch[v] != x) dependences.emplace_back(v, x);
+                last_branch[v] = x;
                 v = ipdom[v];
             }
     }
+    direct_.build(g.size(), dependences);
 }
 
 std::vector<NodeId> ControlDependence::controlling(NodeId block) const {
-    std::vector<bool> seen(direct_.size(), false);
-    std::vector<NodeId> stack(direct_[block].begin(), direct_[block].end()), out;
+    std::vector<bool> seen(blocks(), false);
+    const auto first = direct_[block];
+    std::vector<NodeId> stack(first.begin(), first.end()), out;
     while (!stack.empty()) {
         const NodeId x = stack.back();
         stack.pop_back();
         if (seen[x]) continue;
         seen[x] = true;
         out.push_back(x);
-        stack.insert(stack.end(), direct_[x].begin(), direct_[x].end());
+        const auto next = direct_[x];
+        stack.insert(stack.end(), next.begin(), next.end());
     }
     std::sort(out.begin(), out.end());
     return out;

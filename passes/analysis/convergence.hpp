@@ -13,6 +13,7 @@
 #pragma once
 
 #include "passes/analysis/dominance.hpp"
+#include "passes/analysis/groups.hpp"
 #include "ptx/cfg.hpp"
 #include "ptx/digraph.hpp"
 
@@ -61,7 +62,9 @@ public:
     std::vector<NodeId> controlling(NodeId block) const;
 
 private:
-    std::vector<std::vector<NodeId>> direct_; // per block, the branches it is control dependent on
+    size_t blocks() const { return direct_.keys(); }
+
+    Groups direct_; // per block, the branches it is control dependent on, ascending
 };
 
 } // namespace cfr::analysis

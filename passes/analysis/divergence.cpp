@@ -860,10 +860,10 @@ std::vector<std::string> FunctionAnalysis::reason_chain(VarId v, std::vector<std
 FunctionDivergence FunctionAnalysis::result(Explain explain) {
     FunctionDivergence out;
     out.function = unit_.function().name;
-    out.divergent_variables.reserve(
-        static_cast<size_t>(std::count(divergent_.begin(), divergent_.end(), true)));
+    std::vector<std::string_view> divergent;
     for (VarId v = 0; v < names_.size(); ++v)
-        if (divergent_[v]) out.divergent_variables.emplace(names_[v]);
+        if (divergent_[v]) divergent.push_back(names_[v]);
+    out.divergent_variables = ptx::NameSet(divergent);
     std::vector<std::string> steps; // for reason_chain
     std::vector<uint32_t> seen;
     if (explain == Explain::Yes) {
@@ -889,9 +889,10 @@ FunctionDivergence FunctionAnalysis::result(Explain explain) {
 } // namespace
 
 const BranchVerdict* FunctionDivergence::branch_in(ptx::BlockId block) const {
-    for (const auto& b : branches)
-        if (b.block == block) return &b;
-    return nullptr;
+    const auto it = std::lower_bound(
+        branches.begin(), branches.end(), block,
+        [](const BranchVerdict& verdict, ptx::BlockId b) { return verdict.block < b; });
+    return it != branches.end() && it->block == block ? &*it : nullptr;
 }
 
 const FunctionDivergence* ModuleDivergence::find(const std::string& function) const {

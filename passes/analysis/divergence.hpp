@@ -23,9 +23,9 @@
 
 #include "ptx/cfg.hpp"
 #include "ptx/ir.hpp"
+#include "ptx/name_index.hpp"
 
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 namespace cfr::passes {
@@ -51,10 +51,10 @@ struct BranchVerdict {
 struct FunctionDivergence {
     std::string function;
     std::vector<BranchVerdict> branches; // in block order
-    std::unordered_set<std::string> divergent_variables;
+    ptx::NameSet divergent_variables;
 
-    bool is_divergent(const std::string& variable) const {
-        return divergent_variables.count(variable) != 0;
+    bool is_divergent(std::string_view variable) const {
+        return divergent_variables.contains(variable);
     }
     const BranchVerdict* branch_in(ptx::BlockId block) const;
 };

@@ -23,6 +23,7 @@ public:
         for (const auto& [key, value] : pairs)
             values_[next[key]++] = value;
     }
+    size_t keys() const { return offsets_.empty() ? 0 : offsets_.size() - 1; }
     std::span<const uint32_t> operator[](size_t key) const {
         return {values_.data() + offsets_[key], offsets_[key + 1] - offsets_[key]};
     }
