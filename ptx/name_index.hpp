@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string_view>
 #include <vector>
@@ -57,7 +58,31 @@ private:
     std::vector<Slot> slots_; // a power of two, at most half full
     size_t size_ = 0;
 
-    static size_t hash(std::string_view name) { return std::hash<std::string_view>{}(name); }
+    // Names of registers and labels are short: up to 16 bytes are read as two overlapping words
+    // and mixed by one 128-bit multiplication; longer names take the library's hash.
+    static size_t hash(std::string_view name) {
+        const auto* p = reinterpret_cast<const unsigned char*>(name.data());
+        const size_t n = name.size();
+        if (n > 16) return std::hash<std::string_view>{}(name);
+        uint64_t a = 0, b = 0;
+        if (n >= 8) {
+            std::memcpy(&a, p, 8);
+            std::memcpy(&b, p + n - 8, 8);
+        } else if (n >= 4) {
+            uint32_t x = 0, y = 0;
+            std::memcpy(&x, p, 4);
+            std::memcpy(&y, p + n - 4, 4);
+            a = x;
+            b = y;
+        } else if (n > 0) {
+            a = (uint64_t{p[0]} << 16) | (uint64_t{p[n / 2]} << 8) | p[n - 1];
+        }
+        const unsigned __int128 product =
+            static_cast<unsigned __int128>(a ^ 0xa0761d6478bd642fULL) *
+            (b ^ n ^ 0xe7037ed1a0b428dbULL);
+        return static_cast<size_t>(static_cast<uint64_t>(product) ^
+                                   static_cast<uint64_t>(product >> 64));
+    }
     // The slot that holds `name`, or the free one where it would go.
     static size_t index_of(const std::vector<Slot>& slots, std::string_view name) {
         const size_t mask = slots.size() - 1;

@@ -218,6 +218,35 @@ consteval bool rows_in_enum_order() {
 }
 static_assert(rows_in_enum_order(), "the table lists the opcodes in the order of their enum");
 
+// properties(Instruction) applies the `.cc` and `.aligned` rules after choosing a variant, which
+// gives what applying them word by word gives only because of this.
+consteval bool variants_convergent_and_not_arithmetic() {
+    for (const Variant& v : kVariants)
+        if (v.row.convergence == C::None || v.row.group == G::Arithmetic) return false;
+    return true;
+}
+static_assert(variants_convergent_and_not_arithmetic(),
+              "a variant row is convergent and not arithmetic");
+
+// Each opcode's row under the `.cc` rule (an arithmetic instruction is part of a carry chain) and
+// the `.aligned` rule (it is at least warp-convergent), by rule_index.
+constexpr size_t rule_index(bool cc, bool aligned) {
+    return (cc ? 1 : 0) + (aligned ? 2 : 0);
+}
+
+constexpr std::array<std::array<OpcodeProperties, kOpcodes>, 4> kRuleRows = [] {
+    std::array<std::array<OpcodeProperties, kOpcodes>, 4> tables{};
+    for (const bool cc : {false, true})
+        for (const bool aligned : {false, true})
+            for (std::size_t i = 0; i < kOpcodes; ++i) {
+                OpcodeProperties p = kRows[i];
+                if (cc && p.group == G::Arithmetic) p.carry = true;
+                if (aligned && p.convergence == C::None) p.convergence = C::Warp;
+                tables[rule_index(cc, aligned)][i] = p;
+            }
+    return tables;
+}();
+
 // Whether a modifier can select another row for the opcode, by opcode.
 constexpr std::array<bool, kOpcodes> kHasVariant = [] {
     std::array<bool, kOpcodes> has{};
@@ -236,19 +265,21 @@ const OpcodeProperties& properties(Opcode op) {
     return kRows[std::size_t(op)];
 }
 
-OpcodeProperties properties(const Instruction& instruction) {
-    OpcodeProperties p = properties(instruction.opcode);
-    if (p.opcode == O::Unknown) return p;
-    const bool variants = has_variant(p.opcode);
+const OpcodeProperties& properties(const Instruction& instruction) {
+    const OpcodeProperties* row = &properties(instruction.opcode);
+    if (row->opcode == O::Unknown) return *row;
+    const bool variants = has_variant(row->opcode);
+    bool cc = false, aligned = false;
     for (const Word word : instruction.modifiers) {
         const Modifier m = word.modifier();
-        if (p.group == G::Arithmetic && m == Modifier::Cc) p.carry = true;
-        if (!p.convergent() && m == Modifier::Aligned) p.convergence = C::Warp;
+        cc = cc || m == Modifier::Cc;
+        aligned = aligned || m == Modifier::Aligned;
         if (!variants) continue;
         for (const Variant& v : kVariants)
-            if (v.row.opcode == p.opcode && v.modifier == m) p = v.row;
+            if (v.row.opcode == row->opcode && v.modifier == m) row = &v.row;
     }
-    return p;
+    if (row != &properties(instruction.opcode)) return *row; // a variant: the rules change nothing
+    return kRuleRows[rule_index(cc, aligned)][std::size_t(row->opcode)];
 }
 
 std::string_view to_string(Convergence convergence) {

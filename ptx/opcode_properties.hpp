@@ -95,7 +95,7 @@ struct OpcodeProperties {
 const OpcodeProperties& properties(Opcode op);
 // The instruction's: its opcode's spelling resolved through the table once, then its variant and
 // the `.aligned` and `.cc` rules applied.
-OpcodeProperties properties(const Instruction& instruction);
+const OpcodeProperties& properties(const Instruction& instruction);
 
 std::string_view to_string(Convergence convergence); // "warp", "cta", ...
 

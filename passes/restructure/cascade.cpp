@@ -150,7 +150,7 @@ size_t remove_superfluous_dummies(RGraph& graph) {
     auto klass = [&] {
         return analysis::structural_class(graph.digraph(), graph.entry, graph.exit);
     };
-    const auto before = klass();
+    std::optional<analysis::StructuralClass> before; // classified once a dummy may go
     size_t removed = 0;
     for (NodeId d = 0; d < graph.nodes.size(); ++d) {
         if (graph.nodes[d].kind != NodeKind::Dummy || d == graph.entry) continue;
@@ -158,6 +158,7 @@ size_t remove_superfluous_dummies(RGraph& graph) {
         const auto [p, s] = slots_into[d].front();
         const NodeId next = graph.nodes[d].succ.front();
         if (next == d) continue;
+        if (!before) before = klass();
         graph.nodes[p].succ[s] = next;
         if (klass() != before) {
             graph.nodes[p].succ[s] = d;

@@ -8,6 +8,7 @@
 #include "ptx/printer.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <string>
 #include <vector>
@@ -149,4 +150,65 @@ TEST_CASE("opcode table: control kinds, as Instruction::control() reads them") {
     CHECK(instruction("brkpt;").control() == ControlKind::None);
     CHECK(properties(Opcode::Call).control == ControlKind::Call);
     CHECK(properties(Opcode::Call).convergence == Convergence::Grid);
+}
+
+namespace {
+
+std::string row_text(const OpcodeProperties& p) {
+    return fmt::format("opcode {} group {} control {} destination {} memory {} convergence {} "
+                       "divergence {} side effects {} carry {} cost {} sources {}",
+                       int(p.opcode), int(p.group), int(p.control), p.destination, int(p.memory),
+                       int(p.convergence), int(p.divergence), p.side_effects, p.carry, int(p.cost),
+                       int(p.sources));
+}
+
+// The variants and rules applied one word at a time, in the words' order (a variant is what the
+// opcode with that word alone gets): what properties() of an instruction must give however it
+// finds its row.
+OpcodeProperties word_by_word(const Instruction& in) {
+    OpcodeProperties p = properties(in.opcode);
+    if (p.opcode == Opcode::Unknown) return p;
+    for (const Word word : in.modifiers) {
+        const Modifier m = word.modifier();
+        if (p.group == Group::Arithmetic && m == Modifier::Cc) p.carry = true;
+        if (!p.convergent() && m == Modifier::Aligned) p.convergence = Convergence::Warp;
+        if (m == Modifier::Cc || m == Modifier::Aligned) continue;
+        Instruction alone; // the opcode with this word alone: its variant, where it selects one
+        alone.opcode = p.opcode;
+        alone.modifiers.push_back(word);
+        if (row_text(properties(alone)) != row_text(properties(p.opcode))) p = properties(alone);
+    }
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("opcode table: an instruction's row is its opcode's with the variants and rules applied "
+          "word by word, for every opcode and order of words") {
+    const std::vector<std::vector<Word>> word_lists = {
+        {},
+        {Modifier::Cc},
+        {Modifier::Sync, Modifier::Aligned},
+        {Modifier::Aligned, Modifier::Cc},
+        {Modifier::Cc, Modifier::Aligned},
+        {Modifier::Warp, Modifier::Sync},
+        {Modifier::Red, Modifier::Aligned},
+        {Modifier::Aligned, Modifier::Red},
+        {Modifier::Cluster, Modifier::Aligned},
+        {Modifier::Aligned, Modifier::Load, Modifier::Sync},
+        {Modifier::Store, Modifier::Aligned, Modifier::Sync},
+        {Modifier::Red, Modifier::Warp}, // two variants: the last word's
+    };
+    size_t checked = 0;
+    for (size_t op = 0; op <= size_t(Opcode::Xor); ++op)
+        for (const auto& words : word_lists) {
+            Instruction in;
+            in.opcode = Opcode(op);
+            for (const Word w : words)
+                in.modifiers.push_back(w);
+            INFO(std::string(in.mnemonic()) << " with " << words.size() << " words");
+            CHECK(row_text(properties(in)) == row_text(word_by_word(in)));
+            ++checked;
+        }
+    CHECK(checked == (size_t(Opcode::Xor) + 1) * word_lists.size());
 }
