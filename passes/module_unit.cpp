@@ -8,6 +8,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <iterator>
 
 namespace cfr::passes {
@@ -98,11 +100,18 @@ std::string FunctionUnit::fresh_name(std::string_view prefix, const std::string&
         taken_->collect(*function_, cfg(), new_declarations_);
         taken_version_ = version_;
     }
+    // The counter never repeats and the stem ends before it, so no two fresh names are the same:
+    // only the names the function already has are to be avoided.
+    CFR_INVARIANT(stem.empty() || !std::isdigit(static_cast<unsigned char>(stem.back())),
+                  "a fresh name's stem does not end in a digit");
     std::string name;
     do {
-        name = fmt::format("{}{}{}", prefix, stem, fresh_++);
+        char digits[12];
+        const auto end = std::to_chars(digits, digits + sizeof digits, fresh_++).ptr;
+        name.assign(prefix);
+        name.append(stem);
+        name.append(digits, end);
     } while (taken_->contains(name));
-    taken_->insert(name);
     return name;
 }
 

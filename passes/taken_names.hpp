@@ -27,7 +27,6 @@ public:
                  const std::vector<ptx::Variable>& extra);
     // Pre: fresh_prefixed(name).
     bool contains(const std::string& name) const;
-    void insert(std::string name) { names_.insert(std::move(name)); }
 
 private:
     // A parameterized declaration %r<count>: it declares %r0 .. %r<count-1>.
