@@ -45,6 +45,7 @@ void FunctionUnit::restore(Snapshot snapshot) {
     version_ = snapshot.version;
     changed_ = snapshot.changed;
     new_declarations_.resize(snapshot.declarations);
+    new_register_ids_.resize(snapshot.declarations);
     drop_graph_analyses();
 }
 
@@ -115,15 +116,16 @@ std::string FunctionUnit::fresh_name(std::string_view prefix, const std::string&
     return name;
 }
 
-std::string FunctionUnit::new_register(ptx::Word type, const std::string& stem) {
-    std::string name = fresh_name(kFreshRegister, stem);
+ptx::Register FunctionUnit::new_register(ptx::Word type, const std::string& stem) {
     ptx::Variable declaration;
     declaration.space = ptx::StateSpace::Reg;
     declaration.type = type;
-    declaration.name = name;
+    declaration.name = fresh_name(kFreshRegister, stem);
+    ptx::Register fresh{declaration.name, function_->register_count++};
     new_declarations_.push_back(std::move(declaration));
+    new_register_ids_.push_back(fresh.id);
     changed_ = true;
-    return name;
+    return fresh;
 }
 
 std::string FunctionUnit::new_label(const std::string& stem) {
@@ -143,6 +145,7 @@ void FunctionUnit::write_back() {
         for (auto& declaration : new_declarations_)
             body.emplace_back(std::move(declaration));
         new_declarations_.clear();
+        new_register_ids_.clear();
         ptx::append_layout(std::move(cfg_), body);
     }
     holds_code_ = false;

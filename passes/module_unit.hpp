@@ -90,8 +90,9 @@ public:
     // Whether the CFG is linear or tail-structured (structure() without the unstructured edges).
     bool tail_structured();
 
-    // Declares a fresh register of the given type (".pred", ".b32") and returns its name.
-    std::string new_register(ptx::Word type, const std::string& stem);
+    // Declares a fresh register of the given type (".pred", ".b32") and returns it, numbered after
+    // every register the function has.
+    ptx::Register new_register(ptx::Word type, const std::string& stem);
     // A label name that the function does not use yet.
     std::string new_label(const std::string& stem);
     // new_label, for the edit layer (ptx/control_edit.hpp) to name the blocks it jumps to.
@@ -104,6 +105,8 @@ public:
     void write_back();
     // The registers new_register() declared that write_back() has not yet put into the body.
     const std::vector<ptx::Variable>& new_declarations() const { return new_declarations_; }
+    // Their numbers, in the same order.
+    const std::vector<ptx::RegisterId>& new_register_ids() const { return new_register_ids_; }
 
 private:
     friend class ModuleUnit;
@@ -119,6 +122,7 @@ private:
     unsigned last_version_ = 0; // the highest version handed out
     unsigned fresh_ = 0;
     std::vector<ptx::Variable> new_declarations_;
+    std::vector<ptx::RegisterId> new_register_ids_;
     std::optional<Digraph> graph_;
     std::optional<analysis::DominatorTree> dominators_;
     std::optional<analysis::DominatorTree> post_dominators_;

@@ -27,6 +27,19 @@ struct SourceLoc {
     friend bool operator==(const SourceLoc&, const SourceLoc&) { return true; }
 };
 
+// A register's number in its function: the parser numbers the registers a function declares (a
+// range %r<N> takes N consecutive numbers, a declaration in a nested scope its own), and
+// FunctionUnit::new_register numbers the ones passes add. kNoRegister: not a register, or IR built
+// without one (the verifier rejects it).
+using RegisterId = uint32_t;
+inline constexpr RegisterId kNoRegister = UINT32_MAX;
+
+// A register as passes hold it: its number, and its name, kept for printing.
+struct Register {
+    std::string name;
+    RegisterId id = kNoRegister;
+};
+
 struct Operand {
     enum class Kind : uint8_t {
         Register,        // %r1, p, %rd5 (declared with .reg)
@@ -47,18 +60,29 @@ struct Operand {
 
     Kind kind = Kind::Register;
     bool negated = false;          // !p
+    RegisterId reg = kNoRegister;  // Register: its number in the function
     std::string text;              // name or literal spelling; empty for compound kinds
     int64_t offset = 0;            // Address: the constant displacement
     std::vector<Operand> elements; // Address, Vector, List, Pair
 
-    friend bool operator==(const Operand&, const Operand&) = default;
+    // Equal when the operands print the same: a register's number is the function's handle for
+    // it, as a location is not part of the program (a module that a pass rewrote compares equal
+    // to the same text parsed, which numbers its registers in declaration order).
+    friend bool operator==(const Operand& a, const Operand& b) {
+        return a.kind == b.kind && a.negated == b.negated && a.text == b.text &&
+               a.offset == b.offset && a.elements == b.elements;
+    }
 };
 
 struct Guard {
     std::string predicate;
     bool negated = false;
+    RegisterId reg = kNoRegister; // the predicate's number in the function
 
-    friend bool operator==(const Guard&, const Guard&) = default;
+    // Equal when the guards print the same, as operands.
+    friend bool operator==(const Guard& a, const Guard& b) {
+        return a.predicate == b.predicate && a.negated == b.negated;
+    }
 };
 
 enum class ControlKind { None, Branch, IndirectBranch, Call, Return, Exit, Trap };
@@ -209,9 +233,16 @@ struct Function {
     std::string name;
     std::vector<Directive> performance; // .maxntid .reqntid .minnctapersm .maxnreg .noreturn ...
     std::optional<std::vector<Statement>> body; // nullopt: a declaration (prototype) only
+    // Every register of the function has a number below this one (numbers of registers that a
+    // pass declared and dropped again are not reused).
+    RegisterId register_count = 0;
     SourceLoc loc;
 
-    friend bool operator==(const Function&, const Function&) = default;
+    friend bool operator==(const Function& a, const Function& b) {
+        return a.is_entry == b.is_entry && a.linkage == b.linkage && a.returns == b.returns &&
+               a.params == b.params && a.name == b.name && a.performance == b.performance &&
+               a.body == b.body;
+    }
 };
 
 using TopLevel = std::variant<Directive, Variable, Function>;

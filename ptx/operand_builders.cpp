@@ -15,10 +15,23 @@ Operand named(Operand::Kind kind, std::string text) {
 
 } // namespace
 
-Operand reg(std::string name, bool negated) {
-    Operand operand = named(Operand::Kind::Register, std::move(name));
+Operand reg(const Register& r, bool negated) {
+    Operand operand = named(Operand::Kind::Register, r.name);
     operand.negated = negated;
+    operand.reg = r.id;
     return operand;
+}
+
+Register register_of(const Operand& operand) {
+    return {operand.text, operand.reg};
+}
+
+Register register_of(const Guard& guard) {
+    return {guard.predicate, guard.reg};
+}
+
+Guard guard_on(const Register& predicate, bool negated) {
+    return Guard{predicate.name, negated, predicate.id};
 }
 
 Operand special_reg(std::string name) {
@@ -60,8 +73,8 @@ Instruction make_instruction(Opcode opcode, Words modifiers, std::vector<Operand
     return instruction;
 }
 
-Instruction guarded(Instruction instruction, std::string predicate, bool negate) {
-    instruction.guard = Guard{std::move(predicate), negate};
+Instruction guarded(Instruction instruction, const Register& predicate, bool negate) {
+    instruction.guard = guard_on(predicate, negate);
     return instruction;
 }
 

@@ -13,7 +13,12 @@
 namespace cfr::ptx {
 
 // %r1; `negated` gives !%p (a predicate operand of setp/selp/and).
-Operand reg(std::string name, bool negated = false);
+Operand reg(const Register& r, bool negated = false);
+// The register a register operand or a guard names.
+Register register_of(const Operand& operand);
+Register register_of(const Guard& guard);
+// @p (@!p where `negated`).
+Guard guard_on(const Register& predicate, bool negated = false);
 // %tid.x, %laneid, %lanemask_lt
 Operand special_reg(std::string name);
 // An immediate with the given spelling.
@@ -37,6 +42,6 @@ Operand negated(Operand operand);
 Instruction make_instruction(Opcode opcode, Words modifiers, std::vector<Operand> operands,
                              std::optional<Guard> guard = {});
 // The instruction under the guard @predicate (@!predicate where `negate`).
-Instruction guarded(Instruction instruction, std::string predicate, bool negate = false);
+Instruction guarded(Instruction instruction, const Register& predicate, bool negate = false);
 
 } // namespace cfr::ptx

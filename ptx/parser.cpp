@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
-#include <unordered_set>
+#include <unordered_map>
 
 namespace cfr::ptx {
 
@@ -92,18 +92,18 @@ struct StringHash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
-using NameSet = std::unordered_set<std::string, StringHash, std::equal_to<>>;
 
 // The first eight bytes of a name (fewer where it is shorter), little-endian.
 uint64_t first_bytes(std::string_view name) {
     return name.size() >= 8 ? little_endian(name, 0, 8) : little_endian(name, 0, name.size());
 }
 
-// A parameterized declaration, %r<10>: the prefix "%r" and the count 10. Register prefixes are a
-// few characters long: a name is matched by its first eight bytes, in one comparison.
+// A parameterized declaration, %r<10>: the prefix "%r", the count 10 and the number of %r0.
+// Register prefixes are a few characters long: a name is matched by its first eight bytes, in one
+// comparison.
 struct RegisterRange {
-    RegisterRange(std::string prefix, uint32_t count)
-        : prefix(std::move(prefix)), count(count), head(first_bytes(this->prefix)),
+    RegisterRange(std::string prefix, uint32_t count, RegisterId base)
+        : prefix(std::move(prefix)), count(count), base(base), head(first_bytes(this->prefix)),
           mask(this->prefix.size() >= 8 ? ~uint64_t{0}
                                         : (uint64_t{1} << (8 * this->prefix.size())) - 1) {}
 
@@ -114,24 +114,42 @@ struct RegisterRange {
 
     std::string prefix;
     uint32_t count;
+    RegisterId base;
     uint64_t head; // the prefix's first eight bytes
     uint64_t mask; // which of them the prefix has
 };
 
-// The registers declared by .reg in one { } scope.
+using RegisterNumbers = std::unordered_map<std::string, RegisterId, StringHash, std::equal_to<>>;
+
+// The registers declared by .reg in one { } scope, with their numbers.
 struct RegisterScope {
-    NameSet names;
+    RegisterNumbers names;
     std::vector<RegisterRange> ranges;
 
-    bool declares(std::string_view name) const {
+    // The register's number, or kNoRegister where the scope does not declare it.
+    RegisterId find(std::string_view name) const {
         const uint64_t name_head = first_bytes(name);
-        for (const RegisterRange& range : ranges)
-            if (range.prefixes(name, name_head) &&
-                is_range_index(name.substr(range.prefix.size()), range.count))
-                return true;
-        return !names.empty() && names.find(name) != names.end();
+        for (const RegisterRange& range : ranges) {
+            if (!range.prefixes(name, name_head)) continue;
+            const std::string_view index = name.substr(range.prefix.size());
+            if (is_range_index(index, range.count)) return range.base + range_index(index);
+        }
+        if (names.empty()) return kNoRegister;
+        const auto found = names.find(name);
+        return found == names.end() ? kNoRegister : found->second;
+    }
+
+private:
+    static RegisterId range_index(std::string_view index) {
+        RegisterId n = 0;
+        for (const char c : index)
+            n = n * 10 + static_cast<RegisterId>(c - '0');
+        return n;
     }
 };
+
+// The most registers a function may declare: the analyses keep a slot per register number.
+constexpr RegisterId kMaxRegisters = RegisterId{1} << 24;
 
 class Parser {
 public:
@@ -180,6 +198,8 @@ private:
     void element_list(Operand& op, int depth);
     void name_operand(Operand& op);
     void declare_registers(const std::vector<Variable>& vars, size_t from);
+    // The number of the register `name` in the innermost scope that declares it, or kNoRegister.
+    RegisterId register_number(std::string_view name) const;
     void resolve_labels();
 
     Lexer lex_;
@@ -190,6 +210,7 @@ private:
     bool has_peek_ = false;
     uint32_t prev_end_ = 0;
     std::vector<RegisterScope> registers_;
+    RegisterId next_register_ = 0; // the number the function's next declared register takes
     // Of the function being read: its labels, and its instructions' operands that name a symbol
     // without an offset, which resolve_labels() makes labels where one has the name. An operand's
     // address holds while its instruction moves: the operands stay in their vector's buffer.
@@ -498,11 +519,13 @@ Function Parser::function(std::vector<std::string> linkage) {
     advance();
     registers_.clear();
     registers_.emplace_back();
+    next_register_ = 0;
     declare_registers(f.returns, 0);
     declare_registers(f.params, 0);
     f.body.emplace().reserve(lex_.statements_in_braces(open.offset));
     block(*f.body, open, 1);
     resolve_labels();
+    f.register_count = next_register_;
     return f;
 }
 
@@ -511,11 +534,22 @@ void Parser::declare_registers(const std::vector<Variable>& vars, size_t from) {
     for (size_t i = from; i < vars.size(); ++i) {
         const Variable& v = vars[i];
         if (v.space != StateSpace::Reg) continue;
+        const uint32_t count = v.range.value_or(1);
+        if (count > kMaxRegisters - next_register_)
+            error(cur_, "function declares more than " + std::to_string(kMaxRegisters) +
+                            " registers (at " + v.name + "); cfrjit leaves such a module as it is");
         if (v.range)
-            scope.ranges.emplace_back(v.name, *v.range);
+            scope.ranges.emplace_back(v.name, count, next_register_);
         else
-            scope.names.insert(v.name);
+            scope.names.emplace(v.name, next_register_);
+        next_register_ += count;
     }
+}
+
+RegisterId Parser::register_number(std::string_view name) const {
+    for (auto it = registers_.rbegin(); it != registers_.rend(); ++it)
+        if (const RegisterId id = it->find(name); id != kNoRegister) return id;
+    return kNoRegister;
 }
 
 void Parser::block(std::vector<Statement>& out, const Token& open, int depth) {
@@ -578,6 +612,7 @@ void Parser::instruction(Instruction& ins) {
         g.negated = accept_punct('!');
         if (cur_.kind != TokenKind::Identifier) expected("a predicate after '@'");
         g.predicate.append(cur_.text);
+        g.reg = register_number(cur_.text);
         advance();
         ins.guard = std::move(g);
         if (cur_.kind != TokenKind::Identifier) expected("an opcode after the guard predicate");
@@ -634,13 +669,8 @@ void Parser::name_operand(Operand& op) {
         advance();
     }
     std::string_view base = std::string_view(op.text).substr(0, base_len);
-    op.kind = Operand::Kind::Symbol;
-    for (auto it = registers_.rbegin(); it != registers_.rend(); ++it) {
-        if (it->declares(base)) {
-            op.kind = Operand::Kind::Register;
-            break;
-        }
-    }
+    op.reg = register_number(base);
+    op.kind = op.reg != kNoRegister ? Operand::Kind::Register : Operand::Kind::Symbol;
     if (op.kind == Operand::Kind::Symbol && base[0] == '%' && is_special_register(base))
         op.kind = Operand::Kind::SpecialRegister;
 }

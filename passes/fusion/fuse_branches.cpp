@@ -31,6 +31,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <unordered_map>
 
 namespace cfr::passes {
 namespace {
@@ -41,32 +42,63 @@ struct FusionOptions {
     size_t max_blocks = 16;
 };
 
-// Declares the registers of a meld: their real names, by placeholder.
-std::map<std::string, std::string>
+// Declares the registers of a meld: the real registers, by placeholder.
+std::map<std::string, ptx::Register>
 declare_registers(FunctionUnit& function, const fusion::Fused& fused,
                   std::map<std::string, std::string>& added_types) {
-    std::map<std::string, std::string> real;
+    std::map<std::string, ptx::Register> real;
     for (const auto& [placeholder, type] : fused.registers) {
-        real[placeholder] = function.new_register(ptx::Word::of(type), "fuse");
-        added_types[real[placeholder]] = type;
+        const auto& declared = real[placeholder] =
+            function.new_register(ptx::Word::of(type), "fuse");
+        added_types[declared.name] = type;
     }
     return real;
 }
 
-// Gives the placeholder registers of a melded CFG their real names.
-void rename_registers(ptx::Cfg& cfg, const std::map<std::string, std::string>& real) {
-    const auto rename = [&](std::string& text) {
-        if (const auto it = real.find(text); it != real.end()) text = it->second;
+// The number of every register the code names, by name; kNoRegister for a name that names two
+// registers (declared in two scopes).
+std::unordered_map<std::string, ptx::RegisterId> register_numbers(const ptx::Cfg& cfg) {
+    std::unordered_map<std::string, ptx::RegisterId> numbers;
+    const auto note = [&](const std::string& name, ptx::RegisterId id) {
+        const auto [it, added] = numbers.emplace(name, id);
+        if (!added && it->second != id) it->second = ptx::kNoRegister;
+    };
+    std::function<void(const ptx::Operand&)> visit = [&](const ptx::Operand& o) {
+        if (o.kind == ptx::Operand::Kind::Register) note(o.text, o.reg);
+        for (const auto& e : o.elements)
+            visit(e);
+    };
+    for (const auto& block : cfg.blocks)
+        for (const auto& s : block.statements)
+            if (const auto* i = std::get_if<ptx::Instruction>(&s)) {
+                if (i->guard) note(i->guard->predicate, i->guard->reg);
+                for (const auto& o : i->operands)
+                    visit(o);
+            }
+    return numbers;
+}
+
+// Gives the placeholder registers of a melded CFG their real names and numbers, and the registers
+// the melder named (a guard, a selp's operand) the numbers they have in `numbers`.
+void number_registers(ptx::Cfg& cfg, const std::map<std::string, ptx::Register>& real,
+                      const std::unordered_map<std::string, ptx::RegisterId>& numbers) {
+    const auto number = [&](std::string& name, ptx::RegisterId& id) {
+        if (const auto it = real.find(name); it != real.end()) {
+            name = it->second.name;
+            id = it->second.id;
+        } else if (id == ptx::kNoRegister) {
+            if (const auto known = numbers.find(name); known != numbers.end()) id = known->second;
+        }
     };
     std::function<void(ptx::Operand&)> visit = [&](ptx::Operand& o) {
-        if (o.kind == ptx::Operand::Kind::Register) rename(o.text);
+        if (o.kind == ptx::Operand::Kind::Register) number(o.text, o.reg);
         for (auto& e : o.elements)
             visit(e);
     };
     for (auto& block : cfg.blocks)
         for (auto& s : block.statements)
             if (auto* i = std::get_if<ptx::Instruction>(&s)) {
-                if (i->guard) rename(i->guard->predicate);
+                if (i->guard) number(i->guard->predicate, i->guard->reg);
                 for (auto& o : i->operands)
                     visit(o);
             }
@@ -173,10 +205,11 @@ private:
             report.count("estimated gain", best.divergent_gain);
             report.count("static instructions added",
                          best.instructions_after - best.instructions_before);
+            const auto numbers = register_numbers(function.cfg());
             ptx::Cfg& cfg = function.mutable_cfg();
             cfg = fusion::fused_cfg(std::move(best), std::move(cfg),
                                     [&](const std::string&) { return function.new_label("fuse"); });
-            rename_registers(cfg, real_names);
+            number_registers(cfg, real_names, numbers);
         }
     }
 };

@@ -49,7 +49,6 @@ using ptx::make_instruction;
 using ptx::Modifier;
 using ptx::Opcode;
 using ptx::Operand;
-using ptx::reg;
 using ptx::Type;
 using ptx::Word;
 
@@ -187,6 +186,12 @@ void for_each_register(Operand& o, F&& f) {
 
 // The names the melder gives its registers until they are declared.
 constexpr std::string_view kPlaceholder = "%cfr_fuse_pending";
+
+// A register operand by name. The melder works with names (it renames registers to share them);
+// fuse-branches numbers the meld's registers once it has declared the placeholders.
+Operand named_reg(std::string name, bool negated = false) {
+    return ptx::reg(ptx::Register{std::move(name)}, negated);
+}
 
 // ---- what blocks issue -----------------------------------------------------------------------
 
@@ -683,8 +688,9 @@ private:
         if (!g.negated) return g.predicate;
         if (positive_sel_[side].empty()) {
             positive_sel_[side] = temporary(".pred");
-            header_code_.push_back(make_instruction(Opcode::Not, {Type::Pred},
-                                                    {reg(positive_sel_[side]), reg(g.predicate)}));
+            header_code_.push_back(
+                make_instruction(Opcode::Not, {Type::Pred},
+                                 {named_reg(positive_sel_[side]), named_reg(g.predicate)}));
         }
         return positive_sel_[side];
     }
@@ -694,9 +700,9 @@ private:
                                  std::vector<Instruction>& out) {
         const std::string t = temporary(".pred");
         out.push_back(make_instruction(b.negated ? Opcode::Not : Opcode::Mov, {Type::Pred},
-                                       {reg(t), reg(b.predicate)}));
+                                       {named_reg(t), named_reg(b.predicate)}));
         out.push_back(make_instruction(a.negated ? Opcode::Not : Opcode::Mov, {Type::Pred},
-                                       {reg(t), reg(a.predicate)}, side_guard(A)));
+                                       {named_reg(t), named_reg(a.predicate)}, side_guard(A)));
         selects_ += 2;
         return t;
     }
@@ -730,7 +736,7 @@ private:
                 fail("predicate operands that differ and cannot be selected");
                 return a;
             }
-            return reg(select_predicate({a.text, false}, {b.text, false}, out));
+            return named_reg(select_predicate({a.text, false}, {b.text, false}, out));
         }
         const auto selp = selp_type(*type);
         if (!selp) {
@@ -739,11 +745,11 @@ private:
         }
         const std::string t = temporary(*type);
         const bool a_first = !sel_.negated;
-        out.push_back(
-            make_instruction(Opcode::Selp, {*selp},
-                             {reg(t), a_first ? a : b, a_first ? b : a, reg(sel_.predicate)}));
+        out.push_back(make_instruction(
+            Opcode::Selp, {*selp},
+            {named_reg(t), a_first ? a : b, a_first ? b : a, named_reg(sel_.predicate)}));
         ++selects_;
-        return reg(t);
+        return named_reg(t);
     }
 
     // The destination of an aligned pair; values of registers that are not the arms' own are
@@ -759,7 +765,7 @@ private:
         if (a.kind == K::Sink && b.kind == K::Sink) return a;
         const std::string ra = a.kind == K::Register ? name(A, a.text) : "";
         const std::string rb = b.kind == K::Register ? name(B, b.text) : "";
-        if (a.kind == K::Register && ra == rb) return reg(ra);
+        if (a.kind == K::Register && ra == rb) return named_reg(ra);
         const auto type = register_type(a.kind == K::Register ? a.text : b.text);
         if (!type) {
             fail("a destination of unknown type");
@@ -775,10 +781,10 @@ private:
                 continue;
             }
             after.push_back(make_instruction(Opcode::Mov, {move_type(*type)},
-                                             {reg(d->text), reg(t)}, side_guard(side)));
+                                             {named_reg(d->text), named_reg(t)}, side_guard(side)));
             ++copies_;
         }
-        return reg(t);
+        return named_reg(t);
     }
 
     void emit_alone(Side side, const Instruction& original, std::vector<ptx::Statement>& out) {
@@ -791,15 +797,15 @@ private:
             const ptx::Guard own_guard{name(side, i.guard->predicate), i.guard->negated};
             const std::string g = temporary(".pred");
             if (!own_guard.negated) { // side and p
-                out.push_back(
-                    make_instruction(Opcode::And, {Type::Pred},
-                                     {reg(g), reg(positive(side)), reg(own_guard.predicate)}));
+                out.push_back(make_instruction(
+                    Opcode::And, {Type::Pred},
+                    {named_reg(g), named_reg(positive(side)), named_reg(own_guard.predicate)}));
                 i.guard = ptx::Guard{g, false};
             } else { // side and !p == !(other side or p)
                 const Side other = side == A ? B : A;
-                out.push_back(
-                    make_instruction(Opcode::Or, {Type::Pred},
-                                     {reg(g), reg(positive(other)), reg(own_guard.predicate)}));
+                out.push_back(make_instruction(
+                    Opcode::Or, {Type::Pred},
+                    {named_reg(g), named_reg(positive(other)), named_reg(own_guard.predicate)}));
                 i.guard = ptx::Guard{g, true};
             }
         }
@@ -972,7 +978,7 @@ private:
             header_code_.insert(
                 header_code_.begin(),
                 make_instruction(c_.selector.negated ? Opcode::Not : Opcode::Mov, {Type::Pred},
-                                 {reg(sel_.predicate), reg(c_.selector.predicate)}));
+                                 {named_reg(sel_.predicate), named_reg(c_.selector.predicate)}));
         for (auto& i : header_code_)
             statements.push_back(std::move(i));
         return header;

@@ -113,10 +113,10 @@ bool has_activemask(const ptx::Module& module) {
 // The scratch registers of one function, shared by all its instrumented branches; those only
 // brx.idx or the pre-6.2 form needs are declared only where they are used.
 struct Scratch {
-    std::string lanes_below; // %lanemask_lt, set once at the function's entry
-    std::string mask, low, writer, unanimous, divergent;
-    std::string old;                  // the atom's result, unused
-    std::string other, bit, vote_bit; // the second ballot, brx.idx's bits
+    ptx::Register lanes_below; // %lanemask_lt, set once at the function's entry
+    ptx::Register mask, low, writer, unanimous, divergent;
+    ptx::Register old;                  // the atom's result, unused
+    ptx::Register other, bit, vote_bit; // the second ballot, brx.idx's bits
 
     Scratch(FunctionUnit& f, bool indirect, bool sync)
         : lanes_below(f.new_register(ptx::Type::B32, "dm_lt")),
@@ -139,7 +139,7 @@ public:
         : s_(scratch), symbol_(std::move(symbol)), sync_(sync) {}
 
     // The code before a conditional bra on `predicate`, counting into branch `index`.
-    std::vector<Instruction> for_bra(const std::string& predicate, uint32_t index) const {
+    std::vector<Instruction> for_bra(const ptx::Register& predicate, uint32_t index) const {
         std::vector<Instruction> code = elect_writer(reg(predicate));
         code.push_back(vote_uni(s_.unanimous, reg(predicate)));
         append_counts(code, index);
@@ -164,7 +164,7 @@ public:
             const auto first =
                 size_t(std::find(targets.begin(), targets.end(), targets[j]) - targets.begin());
             if (first == j) continue;
-            if (folded.text != s_.other) {
+            if (folded.text != s_.other.name) {
                 code.push_back(make_instruction(ptx::Opcode::Mov, {ptx::Type::B32},
                                                 {reg(s_.other), index_operand}));
                 folded = reg(s_.other);
@@ -233,7 +233,7 @@ private:
         return code;
     }
 
-    Instruction vote_uni(const std::string& destination, Operand predicate) const {
+    Instruction vote_uni(const ptx::Register& destination, Operand predicate) const {
         predicate.negated = false; // a vote on p is unanimous exactly when one on !p is
         if (sync_)
             return make_instruction(ptx::Opcode::Vote,
@@ -251,10 +251,10 @@ private:
         const int64_t visits = 16 * int64_t(index);
         code.push_back(make_instruction(
             ptx::Opcode::Atom, {ptx::Modifier::Global, ptx::Modifier::Add, ptx::Type::U64},
-            {reg(s_.old), counter(symbol_, visits), imm(1)}, ptx::Guard{s_.writer, false}));
+            {reg(s_.old), counter(symbol_, visits), imm(1)}, ptx::guard_on(s_.writer)));
         code.push_back(make_instruction(
             ptx::Opcode::Atom, {ptx::Modifier::Global, ptx::Modifier::Add, ptx::Type::U64},
-            {reg(s_.old), counter(symbol_, visits + 8), imm(1)}, ptx::Guard{s_.divergent, false}));
+            {reg(s_.old), counter(symbol_, visits + 8), imm(1)}, ptx::guard_on(s_.divergent)));
     }
 };
 
@@ -348,7 +348,7 @@ private:
             const auto code = branch.control() == ptx::ControlKind::IndirectBranch
                                   ? instrumenter.for_brx(branch.operands.front(),
                                                          ptx::transfer_of(cfg, b).cases, index)
-                                  : instrumenter.for_bra(branch.guard->predicate, index);
+                                  : instrumenter.for_bra(ptx::register_of(*branch.guard), index);
             statements.insert(statements.begin() + ptrdiff_t(at), code.begin(), code.end());
             report.count("branches instrumented");
             report.count("instructions added", int64_t(code.size()));

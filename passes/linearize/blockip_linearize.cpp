@@ -36,7 +36,7 @@ namespace cfr::linearize {
 namespace {
 
 struct Registers {
-    std::string bip, mask, active, any;
+    ptx::Register bip, mask, active, any;
 };
 
 struct BlockipOptions {
@@ -196,10 +196,11 @@ private:
         const bool neg = end.guard.negated;
         return make_instruction(
             ptx::Opcode::Selp, {ptx::Type::U32},
-            {reg(r.bip), imm(neg ? f : t), imm(neg ? t : f), reg(end.guard.predicate)});
+            {reg(r.bip), imm(neg ? f : t), imm(neg ? t : f), reg(ptx::register_of(end.guard))});
     }
 
-    ptx::Instruction vote(ptx::Modifier mode, const Registers& r, const std::string& source) const {
+    ptx::Instruction vote(ptx::Modifier mode, const Registers& r,
+                          const ptx::Register& source) const {
         return make_instruction(ptx::Opcode::Vote, {ptx::Modifier::Sync, mode, ptx::Type::Pred},
                                 {reg(r.any), reg(source), reg(r.mask)});
     }

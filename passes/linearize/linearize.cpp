@@ -95,8 +95,8 @@ public:
             if (auto plan = plan_region(context, costs, std::move(region)))
                 plans.push_back(std::move(*plan));
         if (plans.empty()) return;
-        const std::string guard = f_.new_register(ptx::Type::B32, "gv");
-        const std::string predicate = f_.new_register(ptx::Type::Pred, "lp");
+        const ptx::Register guard = f_.new_register(ptx::Type::B32, "gv");
+        const ptx::Register predicate = f_.new_register(ptx::Type::Pred, "lp");
         emit_plans(f_, plans, guard, predicate);
         report_.changed = true;
         report_.count("functions linearized");

@@ -100,10 +100,11 @@ ptx::Transfer fall_to(size_t next) {
     return ptx::Transfer::fall_through(static_cast<ptx::BlockId>(next));
 }
 
-ptx::Transfer branch_on(const std::string& predicate, bool negated, size_t taken, size_t next,
+ptx::Transfer branch_on(const ptx::Register& predicate, bool negated, size_t taken, size_t next,
                         bool uniform) {
-    auto t = ptx::Transfer::branch(ptx::Guard{predicate, negated}, static_cast<ptx::BlockId>(taken),
-                                   static_cast<ptx::BlockId>(next));
+    auto t =
+        ptx::Transfer::branch(ptx::guard_on(predicate, negated), static_cast<ptx::BlockId>(taken),
+                              static_cast<ptx::BlockId>(next));
     t.uniform = uniform;
     return t;
 }

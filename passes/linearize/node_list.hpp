@@ -70,7 +70,7 @@ using ptx::without_terminator;
 // A node's ends: on to node `next`; to `taken` where the predicate (negated: where it does not)
 // holds, else to `next`.
 ptx::Transfer fall_to(size_t next);
-ptx::Transfer branch_on(const std::string& predicate, bool negated, size_t taken, size_t next,
+ptx::Transfer branch_on(const ptx::Register& predicate, bool negated, size_t taken, size_t next,
                         bool uniform = false);
 
 } // namespace cfr::linearize

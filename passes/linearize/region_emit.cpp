@@ -12,7 +12,7 @@ namespace {
 
 // `mov` or `selp` of the guard variable for the block's end.
 ptx::Instruction assignment(const RegionPlan& plan, const ptx::Cfg& cfg, NodeId b,
-                            const std::string& guard) {
+                            const ptx::Register& guard) {
     const BlockEnd end = block_end(cfg, b);
     const uint32_t t = value_for(plan, end.taken);
     if (!end.two_way || t == value_for(plan, end.fall))
@@ -21,7 +21,7 @@ ptx::Instruction assignment(const RegionPlan& plan, const ptx::Cfg& cfg, NodeId 
     const bool neg = end.guard.negated;
     return make_instruction(
         ptx::Opcode::Selp, {ptx::Type::U32},
-        {reg(guard), imm(neg ? f : t), imm(neg ? t : f), reg(end.guard.predicate)});
+        {reg(guard), imm(neg ? f : t), imm(neg ? t : f), reg(ptx::register_of(end.guard))});
 }
 
 enum class SlotKind { Block, Sequence, SubregionBlock, SubregionExit };
@@ -36,7 +36,7 @@ struct Slot {
 class Emitter {
 public:
     Emitter(passes::FunctionUnit& unit, const std::vector<RegionPlan>& plans,
-            const std::string& guard, const std::string& predicate)
+            const ptx::Register& guard, const ptx::Register& predicate)
         : unit_(unit), cfg_(unit.cfg()), plans_(plans), guard_(guard), predicate_(predicate),
           node_of_block_(cfg_.blocks.size(), kExitNode), seq_slot_(plans.size()) {}
 
@@ -52,7 +52,7 @@ private:
     passes::FunctionUnit& unit_;
     const ptx::Cfg& cfg_;
     const std::vector<RegionPlan>& plans_;
-    const std::string guard_, predicate_;
+    const ptx::Register guard_, predicate_;
     std::vector<Slot> slots_;
     std::vector<size_t> node_of_block_;
     std::vector<std::vector<size_t>> seq_slot_; // per plan, per SNode
@@ -192,7 +192,7 @@ private:
             // The guard holds (taken value) or not (fall-through value); go to the guard's miss
             // where the value is not the one it tests.
             const bool taken_matches = exit.taken == g.test.front();
-            node.end = branch_on(end.guard.predicate,
+            node.end = branch_on(ptx::register_of(end.guard),
                                  taken_matches ? !end.guard.negated : end.guard.negated,
                                  target(p, g.miss), target(p, g.match));
             return node;
@@ -255,7 +255,7 @@ UnitExit block_exit(const RegionPlan& plan, const ptx::Cfg& cfg, NodeId block) {
 }
 
 void emit_plans(passes::FunctionUnit& unit, const std::vector<RegionPlan>& plans,
-                const std::string& guard, const std::string& predicate) {
+                const ptx::Register& guard, const ptx::Register& predicate) {
     Emitter(unit, plans, guard, predicate).run();
 }
 

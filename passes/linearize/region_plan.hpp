@@ -42,6 +42,6 @@ UnitExit block_exit(const RegionPlan& plan, const ptx::Cfg& cfg, NodeId block);
 // Writes the function's new CFG. `guard` is the guard variable (.b32), `predicate` a .pred
 // register for the checks.
 void emit_plans(passes::FunctionUnit& unit, const std::vector<RegionPlan>& plans,
-                const std::string& guard, const std::string& predicate);
+                const ptx::Register& guard, const ptx::Register& predicate);
 
 } // namespace cfr::linearize

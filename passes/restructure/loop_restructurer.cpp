@@ -291,7 +291,7 @@ PassReport LoopRestructuringPass::run(ModuleUnit& unit) {
     for (auto& function : unit.functions()) {
         RGraph graph = RGraph::from_function(function);
         const auto result = restructure_loops(graph, mode_, [&](const std::string& stem) {
-            return function.new_register(ptx::Type::B32, stem);
+            return function.new_register(ptx::Type::B32, stem).name;
         });
         for (const auto* op : result.not_copied) {
             report.count("loop conditions not copied (convergent operation)");

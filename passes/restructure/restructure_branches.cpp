@@ -565,7 +565,7 @@ public:
                        divergent_in[i][block] != 0;
             };
             const auto fresh = [&](const std::string& stem) {
-                return function.new_register(ptx::Type::B32, stem);
+                return function.new_register(ptx::Type::B32, stem).name;
             };
             const auto result =
                 restructure::restructure_branches(graph, options_, divergent, fresh);

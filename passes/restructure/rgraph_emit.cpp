@@ -25,6 +25,10 @@ public:
         : graph_(graph), unit_(unit), old_(unit.cfg()) {
         for (const auto& [from, to] : analysis::back_edges(graph.digraph(), graph.entry))
             back_edges_.insert({from, to});
+        const auto& declared = unit.new_declarations();
+        for (size_t k = 0; k < declared.size(); ++k)
+            variables_.emplace(declared[k].name,
+                               ptx::Register{declared[k].name, unit.new_register_ids()[k]});
     }
 
     ptx::Cfg run() {
@@ -56,8 +60,9 @@ private:
     passes::FunctionUnit& unit_;
     const ptx::Cfg& old_; // the unit's, read until run() replaces it
     std::vector<NodeId> order_;
-    std::string predicate_;
-    std::vector<uint32_t> index_;                    // per node: its place in order_
+    ptx::Register predicate_;
+    std::unordered_map<std::string, ptx::Register> variables_; // the graph's, by name
+    std::vector<uint32_t> index_;                              // per node: its place in order_
     std::set<std::pair<NodeId, NodeId>> back_edges_; // retreating edges of a depth-first search
 
     // Whether a two-way node should branch to succ[1] and fall through to succ[0]. A fall-through
@@ -134,9 +139,16 @@ private:
             place(n);
     }
 
-    const std::string& predicate() {
-        if (predicate_.empty()) predicate_ = unit_.new_register(ptx::Type::Pred, "t");
+    const ptx::Register& predicate() {
+        if (predicate_.name.empty()) predicate_ = unit_.new_register(ptx::Type::Pred, "t");
         return predicate_;
+    }
+
+    // The register of a variable the restructuring added (declared in the unit before emission).
+    const ptx::Register& variable(const std::string& name) const {
+        const auto it = variables_.find(name);
+        CFR_INVARIANT(it != variables_.end(), "a restructuring variable is declared in the unit");
+        return it->second;
     }
 
     // A block's code and how it ends, its successors still nodes.
@@ -152,7 +164,7 @@ private:
             return original_block(n, next);
         case NodeKind::Assign:
             return {{ptx::make_instruction(ptx::Opcode::Mov, {ptx::Type::U32},
-                                           {ptx::reg(node.var), ptx::imm(node.value)})},
+                                           {ptx::reg(variable(node.var)), ptx::imm(node.value)})},
                     ptx::Transfer::fall_through(node.succ.front())};
         case NodeKind::Branch:
             if (node.succ.size() == 2) return two_way_block(n, next);
@@ -171,14 +183,14 @@ private:
     // `setp` on the node's variable, and a branch on it.
     NodeBlock two_way_block(NodeId n, NodeId next) {
         const RNode& node = graph_.nodes[n];
-        const std::string& p = predicate();
+        const ptx::Register& p = predicate();
         NodeBlock out;
         out.statements.emplace_back(ptx::make_instruction(
             ptx::Opcode::Setp,
             {node.compare == Compare::Less ? ptx::Comparison::Lt : ptx::Comparison::Eq,
              ptx::Type::U32},
-            {ptx::reg(p), ptx::reg(node.var), ptx::imm(node.value)}));
-        out.transfer = ptx::Transfer::branch(ptx::Guard{p, false}, node.succ[0], node.succ[1]);
+            {ptx::reg(p), ptx::reg(variable(node.var)), ptx::imm(node.value)}));
+        out.transfer = ptx::Transfer::branch(ptx::guard_on(p), node.succ[0], node.succ[1]);
         if (swapped(n, next)) out.transfer.invert();
         return out;
     }

@@ -455,6 +455,6 @@ TEST_CASE("convergent: a call is as convergent as the function it calls; an exte
     CHECK(convergent == std::vector<bool>{false, true, true, true});
     CHECK(analysis::callee(ptx::make_instruction(cfr::ptx::Opcode::Call, {cfr::ptx::Modifier::Uni},
                                                  {ptx::symbol("quiet")})) == "quiet");
-    CHECK(analysis::callee(ptx::make_instruction(cfr::ptx::Opcode::Call, {}, {ptx::reg("%rd1")})) ==
-          "");
+    CHECK(analysis::callee(ptx::make_instruction(cfr::ptx::Opcode::Call, {},
+                                                 {ptx::reg(ptx::Register{"%rd1"})})) == "");
 }

@@ -152,8 +152,15 @@ $L__cfr_b6:
     ModuleUnit unit(module);
     auto& f = unit.functions().front();
     // %cfr_t0 and %cfr_t1 by the range, %cfr_t2 declared, %cfr_t3 read (undeclared, but taken).
-    CHECK(f.new_register(cfr::ptx::Type::B32, "t") == "%cfr_t4");
-    CHECK(f.new_register(cfr::ptx::Type::B32, "t") == "%cfr_t5");
+    // The function declares eight registers (numbers 0 to 7): new ones are numbered after them.
+    REQUIRE(f.function().register_count == 8);
+    const auto first = f.new_register(cfr::ptx::Type::B32, "t");
+    const auto second = f.new_register(cfr::ptx::Type::B32, "t");
+    CHECK(first.name == "%cfr_t4");
+    CHECK(first.id == 8);
+    CHECK(second.name == "%cfr_t5");
+    CHECK(second.id == 9);
+    CHECK(f.function().register_count == 10);
     // One counter numbers both kinds: the next label would be $L__cfr_b6, which is taken.
     CHECK(f.new_label("b") == "$L__cfr_b7");
 }

@@ -129,8 +129,9 @@ inline void write_undeclared_register(passes::FunctionUnit& f) {
 
 // A branch guarded by a .b32 register.
 inline void guard_with_b32(passes::FunctionUnit& f) {
-    const std::string word = f.new_register(ptx::Type::B32, "planted");
-    first_conditional_branch(f.mutable_cfg())->guard->predicate = word;
+    const ptx::Register word = f.new_register(ptx::Type::B32, "planted");
+    ptx::Guard& guard = *first_conditional_branch(f.mutable_cfg())->guard;
+    guard = ptx::guard_on(word, guard.negated);
 }
 
 // A register operand marked as a symbol: it prints the same and parses back as a register.
@@ -164,8 +165,8 @@ inline void edit_at_mma(passes::FunctionUnit& f,
 // warp run it apart, %ctaid.x does not.
 inline Mutation mma_under_branch_on(const std::string& special) {
     return [special](passes::FunctionUnit& f) {
-        const std::string value = f.new_register(ptx::Type::B32, "planted");
-        const std::string odd = f.new_register(ptx::Type::Pred, "planted");
+        const ptx::Register value = f.new_register(ptx::Type::B32, "planted");
+        const ptx::Register odd = f.new_register(ptx::Type::Pred, "planted");
         const std::string skip = f.new_label("planted_skip");
         edit_at_mma(f, [&](std::vector<ptx::Statement>& body, size_t i) {
             body.insert(body.begin() + long(i) + 1, ptx::Label{skip, {}});

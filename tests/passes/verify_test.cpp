@@ -272,8 +272,9 @@ TEST_CASE("verifier: labels and the CFG against its code", "[verify]") {
     }
     SECTION("registers that new_register() declared are declared") {
         CHECK_FALSE(verify_change(kIfThen, Promise::Nothing, [](passes::FunctionUnit& f) {
-            const std::string p = f.new_register(ptx::Type::Pred, "fresh");
-            test::planted::first_conditional_branch(f.mutable_cfg())->guard->predicate = p;
+            const ptx::Register p = f.new_register(ptx::Type::Pred, "fresh");
+            ptx::Guard& guard = *test::planted::first_conditional_branch(f.mutable_cfg())->guard;
+            guard = ptx::guard_on(p, guard.negated);
         }));
     }
     SECTION("a register past the end of its range") {
