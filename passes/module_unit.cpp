@@ -45,7 +45,6 @@ void FunctionUnit::restore(Snapshot snapshot) {
     version_ = snapshot.version;
     changed_ = snapshot.changed;
     new_declarations_.resize(snapshot.declarations);
-    new_register_ids_.resize(snapshot.declarations);
     drop_graph_analyses();
 }
 
@@ -122,8 +121,8 @@ ptx::Register FunctionUnit::new_register(ptx::Word type, const std::string& stem
     declaration.type = type;
     declaration.name = fresh_name(kFreshRegister, stem);
     ptx::Register fresh{declaration.name, function_->register_count++};
+    declaration.number = fresh.id;
     new_declarations_.push_back(std::move(declaration));
-    new_register_ids_.push_back(fresh.id);
     changed_ = true;
     return fresh;
 }
@@ -145,7 +144,6 @@ void FunctionUnit::write_back() {
         for (auto& declaration : new_declarations_)
             body.emplace_back(std::move(declaration));
         new_declarations_.clear();
-        new_register_ids_.clear();
         ptx::append_layout(std::move(cfg_), body);
     }
     holds_code_ = false;

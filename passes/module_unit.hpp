@@ -105,8 +105,6 @@ public:
     void write_back();
     // The registers new_register() declared that write_back() has not yet put into the body.
     const std::vector<ptx::Variable>& new_declarations() const { return new_declarations_; }
-    // Their numbers, in the same order.
-    const std::vector<ptx::RegisterId>& new_register_ids() const { return new_register_ids_; }
 
 private:
     friend class ModuleUnit;
@@ -122,7 +120,6 @@ private:
     unsigned last_version_ = 0; // the highest version handed out
     unsigned fresh_ = 0;
     std::vector<ptx::Variable> new_declarations_;
-    std::vector<ptx::RegisterId> new_register_ids_;
     std::optional<Digraph> graph_;
     std::optional<analysis::DominatorTree> dominators_;
     std::optional<analysis::DominatorTree> post_dominators_;

@@ -20,6 +20,8 @@ std::string_view to_string(Check check) {
         return "declarations";
     case Check::Predicates:
         return "predicates";
+    case Check::RegisterNumbers:
+        return "register-numbers";
     case Check::PromisedClass:
         return "promised-class";
     case Check::Requirement:

@@ -38,12 +38,13 @@ enum class Check {
     Labels,        // every label is defined once
     BranchTargets, // every bra / brx.idx target and .branchtargets entry is a label of the function
     Cfg, // the CFG's edges are those its code implies; labels start and transfers end blocks
-    Declarations,  // every register and symbol an instruction names is declared
-    Predicates,    // every guard (a branch's condition included) is a .pred register
-    PromisedClass, // the pass's Promise holds
-    Requirement,   // before the pass: its hard requirements (contract.hpp) hold
-    Convergence,   // no convergent operation gained a copy or a lane-dependent condition
-    RoundTrip,     // the printed module parses back to the same IR
+    Declarations,    // every register and symbol an instruction names is declared
+    Predicates,      // every guard (a branch's condition included) is a .pred register
+    RegisterNumbers, // every register operand and guard carries the number its declaration gives
+    PromisedClass,   // the pass's Promise holds
+    Requirement,     // before the pass: its hard requirements (contract.hpp) hold
+    Convergence,     // no convergent operation gained a copy or a lane-dependent condition
+    RoundTrip,       // the printed module parses back to the same IR
 };
 
 std::string_view to_string(Check check);

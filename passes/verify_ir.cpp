@@ -274,17 +274,27 @@ public:
         return variable(name) != nullptr || others_.count(name) != 0;
     }
 
+    // Whether a name (or a range's prefix) is declared more than once (in nested scopes), where
+    // variable() answers with one of its declarations.
+    bool repeated(std::string_view name) const { return repeated_.count(name) != 0; }
+
 private:
     std::unordered_map<std::string_view, const ptx::Variable*> exact_;
     std::unordered_map<std::string_view, const ptx::Variable*> ranges_; // prefix: widest range
     std::unordered_set<std::string_view> others_;                       // functions and labels
+    std::unordered_set<std::string_view> repeated_;
 
     void declare(const ptx::Variable& v) {
         if (!v.range) {
-            exact_[v.name] = &v;
+            const auto [it, added] = exact_.emplace(v.name, &v);
+            if (!added) {
+                it->second = &v;
+                repeated_.insert(v.name);
+            }
             return;
         }
         const ptx::Variable*& widest = ranges_[v.name];
+        if (widest) repeated_.insert(v.name);
         if (!widest || *widest->range < *v.range) widest = &v;
     }
 
@@ -325,8 +335,39 @@ std::optional<std::string> undeclared(const ptx::Operand& op, const Names& names
     }
 }
 
+// The number a declaration gives a register it declares: its own, plus the index in a range.
+ptx::RegisterId declared_number(const ptx::Variable& v, std::string_view name) {
+    if (!v.range || v.number == ptx::kNoRegister) return v.number;
+    ptx::RegisterId index = 0;
+    for (const char c : name.substr(v.name.size()))
+        index = index * 10 + static_cast<ptx::RegisterId>(c - '0');
+    return v.number + index;
+}
+
+// A register that does not carry the number its declaration gives it, as a message.
+std::optional<std::string> misnumbered(std::string_view name, ptx::RegisterId number,
+                                       const Names& names) {
+    const ptx::Variable* v = names.variable(name);
+    if (!is_register(v) || names.repeated(v->name)) return std::nullopt;
+    const ptx::RegisterId declared = declared_number(*v, name);
+    if (number == declared) return std::nullopt;
+    if (number == ptx::kNoRegister)
+        return fmt::format("register {} carries no number; its declaration gives it {}", name,
+                           declared);
+    return fmt::format("register {} carries number {}; its declaration gives it {}", name, number,
+                       declared);
+}
+
+std::optional<std::string> misnumbered(const ptx::Operand& op, const Names& names) {
+    if (op.kind == ptx::Operand::Kind::Register)
+        return misnumbered(base_name(op.text), op.reg, names);
+    for (const auto& e : op.elements)
+        if (auto problem = misnumbered(e, names)) return problem;
+    return std::nullopt;
+}
+
 struct InstructionProblems {
-    std::optional<std::string> declarations, predicates;
+    std::optional<std::string> declarations, predicates, numbers;
 };
 
 void check_instruction(const ptx::Instruction& in, BlockId b, const Names& names,
@@ -341,6 +382,16 @@ void check_instruction(const ptx::Instruction& in, BlockId b, const Names& names
                 found.declarations = fmt::format("{}: {}", at(in, b), *problem);
         }
     }
+    if (!found.numbers) {
+        if (in.guard)
+            if (auto problem = misnumbered(in.guard->predicate, in.guard->reg, names))
+                found.numbers = fmt::format("{}: guard: {}", at(in, b), *problem);
+        for (const auto& op : in.operands) {
+            if (found.numbers) break;
+            if (auto problem = misnumbered(op, names))
+                found.numbers = fmt::format("{}: {}", at(in, b), *problem);
+        }
+    }
     if (!found.predicates && in.guard) {
         const ptx::Variable* v = names.variable(in.guard->predicate);
         if (v && (!is_register(v) || v->type != ptx::Word(ptx::Type::Pred)))
@@ -353,7 +404,7 @@ void check_instruction(const ptx::Instruction& in, BlockId b, const Names& names
 void check_statements(const std::vector<ptx::Statement>& statements, BlockId b, const Names& names,
                       InstructionProblems& found) {
     for (const auto& s : statements) {
-        if (found.declarations && found.predicates) return;
+        if (found.declarations && found.predicates && found.numbers) return;
         if (const auto* in = std::get_if<ptx::Instruction>(&s))
             check_instruction(*in, b, names, found);
         if (const auto* scope = std::get_if<ptx::Scope>(&s))
@@ -381,6 +432,7 @@ std::optional<Violation> check_well_formed(ModuleUnit& unit, const FunctionUnit&
         check_statements(cfg.blocks[b].statements, b, names, found);
     if (found.declarations) return violation(Check::Declarations, *found.declarations);
     if (found.predicates) return violation(Check::Predicates, *found.predicates);
+    if (found.numbers) return violation(Check::RegisterNumbers, *found.numbers);
     return std::nullopt;
 }
 

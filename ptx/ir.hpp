@@ -143,9 +143,17 @@ struct Variable {
     std::optional<uint32_t> range;             // %r<10> declares %r0 .. %r9
     std::vector<std::optional<uint64_t>> dims; // x[4][8]; nullopt for x[]
     std::optional<std::string> initializer;    // spelling after '='
+    // A .reg declaration in a function: the number of its register (of %r0 for a range %r<N>,
+    // whose %rK is number + K). As an operand's register number, not part of equality.
+    RegisterId number = kNoRegister;
     SourceLoc loc;
 
-    friend bool operator==(const Variable&, const Variable&) = default;
+    friend bool operator==(const Variable& a, const Variable& b) {
+        return a.linkage == b.linkage && a.space == b.space && a.align == b.align &&
+               a.vector == b.vector && a.type == b.type && a.ptr_space == b.ptr_space &&
+               a.ptr_align == b.ptr_align && a.attributes == b.attributes && a.name == b.name &&
+               a.range == b.range && a.dims == b.dims && a.initializer == b.initializer;
+    }
 };
 
 // Whether `index` is one of the indices a parameterized declaration with `count` registers gives

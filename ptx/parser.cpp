@@ -197,7 +197,7 @@ private:
     void operand(Operand& op, int depth);
     void element_list(Operand& op, int depth);
     void name_operand(Operand& op);
-    void declare_registers(const std::vector<Variable>& vars, size_t from);
+    void declare_registers(std::vector<Variable>& vars, size_t from);
     // The number of the register `name` in the innermost scope that declares it, or kNoRegister.
     RegisterId register_number(std::string_view name) const;
     void resolve_labels();
@@ -529,19 +529,21 @@ Function Parser::function(std::vector<std::string> linkage) {
     return f;
 }
 
-void Parser::declare_registers(const std::vector<Variable>& vars, size_t from) {
+void Parser::declare_registers(std::vector<Variable>& vars, size_t from) {
     RegisterScope& scope = registers_.back();
     for (size_t i = from; i < vars.size(); ++i) {
-        const Variable& v = vars[i];
+        Variable& v = vars[i];
         if (v.space != StateSpace::Reg) continue;
         const uint32_t count = v.range.value_or(1);
         if (count > kMaxRegisters - next_register_)
             error(cur_, "function declares more than " + std::to_string(kMaxRegisters) +
-                            " registers (at " + v.name + "); cfrjit leaves such a module as it is");
+                            " registers (at " + v.name +
+                            "); cfrjit does not rewrite such a module");
         if (v.range)
             scope.ranges.emplace_back(v.name, count, next_register_);
         else
             scope.names.emplace(v.name, next_register_);
+        v.number = next_register_;
         next_register_ += count;
     }
 }

@@ -25,10 +25,8 @@ public:
         : graph_(graph), unit_(unit), old_(unit.cfg()) {
         for (const auto& [from, to] : analysis::back_edges(graph.digraph(), graph.entry))
             back_edges_.insert({from, to});
-        const auto& declared = unit.new_declarations();
-        for (size_t k = 0; k < declared.size(); ++k)
-            variables_.emplace(declared[k].name,
-                               ptx::Register{declared[k].name, unit.new_register_ids()[k]});
+        for (const ptx::Variable& declared : unit.new_declarations())
+            variables_.emplace(declared.name, ptx::Register{declared.name, declared.number});
     }
 
     ptx::Cfg run() {

@@ -105,6 +105,28 @@ inline ptx::Instruction* first_conditional_branch(ptx::Cfg& cfg) {
     return nullptr;
 }
 
+// The register `name` with the number the function's declaration gives it (none where no .reg
+// declaration in its blocks declares the name).
+inline ptx::Register declared_register(const passes::FunctionUnit& f, const std::string& name) {
+    for (const auto& block : f.cfg().blocks)
+        for (const auto& statement : block.statements) {
+            const auto* v = ptx::variable_of(statement);
+            if (!v || v->space != ptx::StateSpace::Reg) continue;
+            if (!v->range && v->name == name) return {name, v->number};
+            if (v->range && name.starts_with(v->name) && name.size() > v->name.size() &&
+                ptx::is_range_index(std::string_view(name).substr(v->name.size()), *v->range))
+                return {name, v->number + ptx::RegisterId(std::stoul(name.substr(v->name.size())))};
+        }
+    return {name};
+}
+
+// The first conditional branch guarded by `name`, numbered as the function declares it.
+inline void guard_first_branch_by(passes::FunctionUnit& f, const std::string& name) {
+    const ptx::Register predicate = declared_register(f, name);
+    ptx::Guard& guard = *first_conditional_branch(f.mutable_cfg())->guard;
+    guard = ptx::guard_on(predicate, guard.negated);
+}
+
 inline bool has_conditional_branch(const ptx::Cfg& cfg) {
     for (const auto& block : cfg.blocks)
         if (const auto* t = block.terminator(); t && t->guard) return true;

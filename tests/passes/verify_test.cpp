@@ -290,8 +290,7 @@ TEST_CASE("verifier: labels and the CFG against its code", "[verify]") {
         text.insert(text.find(".reg .b32"), ".reg .pred %p1<3>;\n    ");
         const auto guarded_by = [&](const char* predicate) {
             return verify_change(text, Promise::Nothing, [&](passes::FunctionUnit& f) {
-                test::planted::first_conditional_branch(f.mutable_cfg())->guard->predicate =
-                    predicate;
+                test::planted::guard_first_branch_by(f, predicate);
             });
         };
         CHECK_FALSE(guarded_by("%p12"));
@@ -300,6 +299,37 @@ TEST_CASE("verifier: labels and the CFG against its code", "[verify]") {
         REQUIRE(v);
         CHECK(v->check == Check::Declarations);
         CHECK_THAT(v->detail, Catch::Contains("%p13"));
+    }
+    SECTION("a register operand without its number") {
+        const auto v = verify_change(kIfThen, Promise::Nothing, [](passes::FunctionUnit& f) {
+            auto* branch = test::planted::first_conditional_branch(f.mutable_cfg());
+            branch->guard->reg = ptx::kNoRegister;
+        });
+        REQUIRE(v);
+        CHECK(v->check == Check::RegisterNumbers);
+        CHECK_THAT(v->detail, Catch::Contains("carries no number"));
+    }
+    SECTION("a register renamed in place, keeping the number of the register it was") {
+        // %p<3> declares %p0 .. %p2: the guard %p1 renamed %p2 still carries %p1's number.
+        const auto v = verify_change(kIfThen, Promise::Nothing, [](passes::FunctionUnit& f) {
+            test::planted::first_conditional_branch(f.mutable_cfg())->guard->predicate = "%p2";
+        });
+        REQUIRE(v);
+        CHECK(v->check == Check::RegisterNumbers);
+        CHECK_THAT(v->detail, Catch::Contains("register %p2 carries number"));
+    }
+    SECTION("a source operand numbered as another register") {
+        const auto v = verify_change(kIfThen, Promise::Nothing, [](passes::FunctionUnit& f) {
+            for (auto& block : f.mutable_cfg().blocks)
+                for (auto& statement : block.statements)
+                    if (auto* in = std::get_if<ptx::Instruction>(&statement);
+                        in && in->opcode == ptx::Opcode::Setp) {
+                        in->operands[1].reg += 1;
+                        return;
+                    }
+        });
+        REQUIRE(v);
+        CHECK(v->check == Check::RegisterNumbers);
     }
     SECTION("only the functions the pass rewrote are checked at cheap") {
         CHECK_FALSE(verify_change(kIfThen, Promise::Nothing, nothing));

@@ -90,6 +90,57 @@ TEST_CASE("register ranges and scoping", "[parser]") {
     CHECK(c.operands[1].kind == Kind::Register);
 }
 
+TEST_CASE("registers are numbered per function in declaration order, a range taking one number "
+          "per register and a nested scope its own",
+          "[parser]") {
+    Module m =
+        parse(std::string(header) + ".func (.reg .b32 out) f(.reg .b32 x, .param .u32 n)\n{\n"
+                                    ".reg .pred %p<2>;\n"
+                                    ".reg .b32 %r<3>;\n"
+                                    ".reg .b32 t;\n"
+                                    "@%p1 add.u32 %r2, x, out;\n"
+                                    "{\n.reg .b32 t;\n.reg .pred %p<1>;\n@!%p0 mov.u32 t, %r0;\n}\n"
+                                    "mov.u32 t, {%r1, n};\n"
+                                    "ret;\n}\n"
+                                    ".entry k()\n{\n.reg .b32 %r<2>;\nmov.u32 %r1, 0;\nret;\n}\n");
+    const auto& f = std::get<Function>(m.items[0]);
+    // out 0, x 1 (n is a .param, not a register), %p0..%p1 2..3, %r0..%r2 4..6, t 7; the scope's
+    // t 8 and %p0 9.
+    CHECK(f.register_count == 10);
+    CHECK(f.returns[0].number == 0);
+    CHECK(f.params[0].number == 1);
+    CHECK(f.params[1].number == kNoRegister);
+    CHECK(std::get<Declaration>(f.body->at(1))->number == 4);
+    const auto& add = instruction_at(f, 3);
+    CHECK(add.guard->reg == 3);
+    CHECK(add.operands[0].reg == 6);
+    CHECK(add.operands[1].reg == 1);
+    CHECK(add.operands[2].reg == 0);
+    const auto& inner = std::get<Scope>(f.body->at(4));
+    const auto& shadowed = std::get<Instruction>(inner.statements.at(2));
+    CHECK(shadowed.guard->reg == 9);      // the scope's %p0
+    CHECK(shadowed.operands[0].reg == 8); // the scope's t
+    CHECK(shadowed.operands[1].reg == 4); // the function's %r0
+    const auto& after = instruction_at(f, 5);
+    CHECK(after.operands[0].reg == 7); // the function's t again
+    CHECK(after.operands[1].elements[0].reg == 5);
+    CHECK(after.operands[1].elements[1].kind == Kind::Symbol);
+    CHECK(after.operands[1].elements[1].reg == kNoRegister);
+    // Each function numbers from 0.
+    const auto& k = std::get<Function>(m.items[1]);
+    CHECK(k.register_count == 2);
+    CHECK(instruction_at(k, 1).operands[0].reg == 1);
+}
+
+TEST_CASE("a function declaring more registers than the analyses keep slots for is refused with "
+          "its name",
+          "[parser]") {
+    const auto text = std::string(header) +
+                      ".entry k()\n{\n.reg .b32 %r<16777216>;\n.reg .b32 %big<2>;\nret;\n}\n";
+    CHECK_THROWS_WITH(parse(text),
+                      Catch::Contains("more than 16777216 registers") && Catch::Contains("%big"));
+}
+
 TEST_CASE("register ranges: prefixes longer than eight characters, ending in a digit, or "
           "prefixing one another",
           "[parser]") {
