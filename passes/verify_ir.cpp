@@ -311,30 +311,6 @@ bool is_register(const ptx::Variable* v) {
     return v && v->space == ptx::StateSpace::Reg;
 }
 
-// The first operand (nested ones included) that names nothing declared, as a message.
-std::optional<std::string> undeclared(const ptx::Operand& op, const Names& names) {
-    using Kind = ptx::Operand::Kind;
-    switch (op.kind) {
-    case Kind::Register:
-        if (!is_register(names.variable(base_name(op.text))))
-            return fmt::format("register {} is not declared", base_name(op.text));
-        return std::nullopt;
-    case Kind::Symbol:
-        if (!names.declared(base_name(op.text)))
-            return fmt::format("{} is declared nowhere", base_name(op.text));
-        return std::nullopt;
-    case Kind::Address:
-    case Kind::Vector:
-    case Kind::List:
-    case Kind::Pair:
-        for (const auto& e : op.elements)
-            if (auto problem = undeclared(e, names)) return problem;
-        return std::nullopt;
-    default:
-        return std::nullopt;
-    }
-}
-
 // The number a declaration gives a register it declares: its own, plus the index in a range.
 ptx::RegisterId declared_number(const ptx::Variable& v, std::string_view name) {
     if (!v.range || v.number == ptx::kNoRegister) return v.number;
@@ -344,13 +320,11 @@ ptx::RegisterId declared_number(const ptx::Variable& v, std::string_view name) {
     return v.number + index;
 }
 
-// A register that does not carry the number its declaration gives it, as a message.
-std::optional<std::string> misnumbered(std::string_view name, ptx::RegisterId number,
-                                       const Names& names) {
-    const ptx::Variable* v = names.variable(name);
-    if (!is_register(v) || names.repeated(v->name)) return std::nullopt;
-    const ptx::RegisterId declared = declared_number(*v, name);
-    if (number == declared) return std::nullopt;
+// A register that does not carry the number its declaration `v` gives it, as a message.
+std::optional<std::string> misnumbered(const ptx::Variable& v, std::string_view name,
+                                       ptx::RegisterId number, const Names& names) {
+    const ptx::RegisterId declared = declared_number(v, name);
+    if (number == declared || names.repeated(v.name)) return std::nullopt;
     if (number == ptx::kNoRegister)
         return fmt::format("register {} carries no number; its declaration gives it {}", name,
                            declared);
@@ -358,47 +332,82 @@ std::optional<std::string> misnumbered(std::string_view name, ptx::RegisterId nu
                        declared);
 }
 
-std::optional<std::string> misnumbered(const ptx::Operand& op, const Names& names) {
-    if (op.kind == ptx::Operand::Kind::Register)
-        return misnumbered(base_name(op.text), op.reg, names);
-    for (const auto& e : op.elements)
-        if (auto problem = misnumbered(e, names)) return problem;
-    return std::nullopt;
-}
-
 struct InstructionProblems {
     std::optional<std::string> declarations, predicates, numbers;
 };
 
+// Checks an instruction's operands, nested ones included, looking each name up once: a name
+// declared nowhere, a register that is not declared as one or not numbered as its declaration
+// numbers it.
+class OperandCheck {
+public:
+    OperandCheck(const ptx::Instruction& in, BlockId b, const Names& names,
+                 InstructionProblems& found)
+        : in_(in), b_(b), names_(names), found_(found) {}
+
+    void guard(const ptx::Guard& guard) {
+        const ptx::Variable* v = names_.variable(guard.predicate);
+        if (!v) {
+            note(found_.declarations, fmt::format("guard {} is not declared", guard.predicate));
+            return;
+        }
+        if (!is_register(v) || v->type != ptx::Word(ptx::Type::Pred))
+            note(found_.predicates,
+                 fmt::format("guard {} is a {} {}, not a .pred register", guard.predicate,
+                             ptx::spelling(v->space), v->type.spelling()));
+        else if (!found_.numbers)
+            if (auto problem = misnumbered(*v, guard.predicate, guard.reg, names_))
+                note(found_.numbers, "guard: " + *problem);
+    }
+
+    void operand(const ptx::Operand& op) {
+        using Kind = ptx::Operand::Kind;
+        switch (op.kind) {
+        case Kind::Register: {
+            const std::string_view name = base_name(op.text);
+            const ptx::Variable* v = names_.variable(name);
+            if (!is_register(v))
+                note(found_.declarations, fmt::format("register {} is not declared", name));
+            else if (!found_.numbers)
+                if (auto problem = misnumbered(*v, name, op.reg, names_))
+                    note(found_.numbers, std::move(*problem));
+            return;
+        }
+        case Kind::Symbol:
+            if (!names_.declared(base_name(op.text)))
+                note(found_.declarations,
+                     fmt::format("{} is declared nowhere", base_name(op.text)));
+            return;
+        case Kind::Address:
+        case Kind::Vector:
+        case Kind::List:
+        case Kind::Pair:
+            for (const auto& e : op.elements)
+                operand(e);
+            return;
+        default:
+            return;
+        }
+    }
+
+private:
+    const ptx::Instruction& in_;
+    BlockId b_;
+    const Names& names_;
+    InstructionProblems& found_;
+
+    // Keeps the first problem of each kind, with the instruction it is in.
+    void note(std::optional<std::string>& first, std::string problem) {
+        if (!first) first = fmt::format("{}: {}", at(in_, b_), problem);
+    }
+};
+
 void check_instruction(const ptx::Instruction& in, BlockId b, const Names& names,
                        InstructionProblems& found) {
-    if (!found.declarations) {
-        if (in.guard && !names.variable(in.guard->predicate))
-            found.declarations =
-                fmt::format("{}: guard {} is not declared", at(in, b), in.guard->predicate);
-        for (const auto& op : in.operands) {
-            if (found.declarations) break;
-            if (auto problem = undeclared(op, names))
-                found.declarations = fmt::format("{}: {}", at(in, b), *problem);
-        }
-    }
-    if (!found.numbers) {
-        if (in.guard)
-            if (auto problem = misnumbered(in.guard->predicate, in.guard->reg, names))
-                found.numbers = fmt::format("{}: guard: {}", at(in, b), *problem);
-        for (const auto& op : in.operands) {
-            if (found.numbers) break;
-            if (auto problem = misnumbered(op, names))
-                found.numbers = fmt::format("{}: {}", at(in, b), *problem);
-        }
-    }
-    if (!found.predicates && in.guard) {
-        const ptx::Variable* v = names.variable(in.guard->predicate);
-        if (v && (!is_register(v) || v->type != ptx::Word(ptx::Type::Pred)))
-            found.predicates =
-                fmt::format("{}: guard {} is a {} {}, not a .pred register", at(in, b),
-                            in.guard->predicate, ptx::spelling(v->space), v->type.spelling());
-    }
+    OperandCheck check(in, b, names, found);
+    if (in.guard) check.guard(*in.guard);
+    for (const auto& op : in.operands)
+        check.operand(op);
 }
 
 void check_statements(const std::vector<ptx::Statement>& statements, BlockId b, const Names& names,

@@ -1,12 +1,14 @@
 // Which registers a PTX instruction writes and which it reads. Written from the operand roles of
 // the PTX ISA: an instruction's first operand is its destination unless the instruction has none
 // (stores, reductions, barriers, branches) or the operand is an address. The for_each_ forms
-// visit the names in the same order as the vector forms return them, without allocating.
+// visit the names in the same order as the vector forms return them, without allocating; a visitor
+// that takes a name and a RegisterId is given each register's number too.
 #pragma once
 
 #include "ptx/ir.hpp"
 
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace cfr::ptx {
@@ -21,10 +23,18 @@ bool has_destination(const Instruction& instruction, const OpcodeProperties& pro
 namespace detail {
 
 template <typename Visit>
+void visit_register(std::string_view name, RegisterId number, Visit& visit) {
+    if constexpr (std::is_invocable_v<Visit&, std::string_view, RegisterId>)
+        visit(name, number);
+    else
+        visit(name);
+}
+
+template <typename Visit>
 void visit_registers(const Operand& operand, Visit& visit) {
     switch (operand.kind) {
     case Operand::Kind::Register:
-        visit(std::string_view(operand.text));
+        visit_register(operand.text, operand.reg, visit);
         break;
     case Operand::Kind::Address:
     case Operand::Kind::Vector:
@@ -59,7 +69,8 @@ void for_each_defined_register(const Instruction& instruction, bool destination,
 // Registers read: the guard predicate, every source operand, address bases, vector elements.
 template <typename Visit>
 void for_each_used_register(const Instruction& instruction, bool destination, Visit&& visit) {
-    if (instruction.guard) visit(std::string_view(instruction.guard->predicate));
+    if (instruction.guard)
+        detail::visit_register(instruction.guard->predicate, instruction.guard->reg, visit);
     for (size_t i = destination ? 1 : 0; i < instruction.operands.size(); ++i)
         detail::visit_registers(instruction.operands[i], visit);
 }

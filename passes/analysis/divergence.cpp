@@ -305,7 +305,10 @@ public:
     }
     bool is_divergent(VarId v) const { return v != kNoVar && divergent_[v]; }
     bool is_local(VarId v) const { return v != kNoVar && local_[v]; }
-    VarId find(std::string_view name) const {
+    // The variable a register (by its number) or a symbol (by its name) is, if the function's
+    // instructions name it; kNoVar otherwise.
+    VarId find(std::string_view name, ptx::RegisterId number) const {
+        if (number < register_vars_.size()) return register_vars_[number];
         const uint32_t* id = ids_.find(name);
         return id ? *id : kNoVar;
     }
@@ -314,8 +317,10 @@ public:
 private:
     passes::FunctionUnit& unit_;
 
-    // Read once.
-    ptx::NameIndex ids_;
+    // Read once. Variables are numbered as the instructions first name them: registers by their
+    // numbers, symbols (parameters, variables) by their names.
+    std::vector<VarId> register_vars_; // per register number
+    ptx::NameIndex ids_;               // symbols, and registers built without a number
     std::vector<std::string_view> names_;
     std::vector<Site> sites_;
     std::vector<VarId> defs_;
@@ -353,6 +358,12 @@ private:
     bool divergent_condition_ = false; // some branch's condition is divergent
 
     VarId intern(std::string_view name);
+    VarId variable(std::string_view name, ptx::RegisterId number);
+    VarId variable(const ptx::Operand& operand) {
+        return variable(operand.text, operand.kind == ptx::Operand::Kind::Register
+                                          ? operand.reg
+                                          : ptx::kNoRegister);
+    }
     void collect_site(const ptx::Instruction& i, ptx::BlockId block);
     void collect_call(const ptx::Instruction& i, Site& site);
     void collect_branches();
@@ -389,6 +400,16 @@ VarId FunctionAnalysis::intern(std::string_view name) {
     return id;
 }
 
+VarId FunctionAnalysis::variable(std::string_view name, ptx::RegisterId number) {
+    if (number >= register_vars_.size()) return intern(name);
+    VarId& id = register_vars_[number];
+    if (id == kNoVar) {
+        id = static_cast<VarId>(names_.size());
+        names_.push_back(name);
+    }
+    return id;
+}
+
 void FunctionAnalysis::collect_call(const ptx::Instruction& i, Site& site) {
     const auto shape = call_shape(i);
     CallSite call{static_cast<SiteId>(sites_.size()), {}, 0, 0, 0, 0};
@@ -398,14 +419,14 @@ void FunctionAnalysis::collect_call(const ptx::Instruction& i, Site& site) {
     if (shape.arguments)
         for (const auto& argument : shape.arguments->elements) {
             const VarId v =
-                argument.kind == ptx::Operand::Kind::Immediate ? kNoVar : intern(argument.text);
+                argument.kind == ptx::Operand::Kind::Immediate ? kNoVar : variable(argument);
             call_values_.push_back(v);
             if (v != kNoVar) uses_.push_back(v);
         }
     call.arguments_end = call.results_begin = static_cast<uint32_t>(call_values_.size());
     if (shape.results)
         for (const auto& result : shape.results->elements)
-            call_values_.push_back(intern(result.text));
+            call_values_.push_back(variable(result));
     call.results_end = static_cast<uint32_t>(call_values_.size());
     site.uses_end = static_cast<uint32_t>(uses_.size());
     calls_.push_back(call);
@@ -423,22 +444,24 @@ void FunctionAnalysis::collect_site(const ptx::Instruction& i, ptx::BlockId bloc
     site.guarded = i.guard.has_value();
 
     site.uses_begin = static_cast<uint32_t>(uses_.size());
-    ptx::for_each_used_register(i, destination,
-                                [&](std::string_view r) { uses_.push_back(intern(r)); });
+    ptx::for_each_used_register(i, destination, [&](std::string_view r, ptx::RegisterId number) {
+        uses_.push_back(variable(r, number));
+    });
     if (site.space == ptx::StateSpace::Param && site.load)
         ptx::for_each_addressed_symbol(i, [&](std::string_view s) { uses_.push_back(intern(s)); });
     site.uses_end = static_cast<uint32_t>(uses_.size());
 
     site.defs_begin = static_cast<uint32_t>(defs_.size());
-    ptx::for_each_defined_register(i, destination,
-                                   [&](std::string_view r) { defs_.push_back(intern(r)); });
+    ptx::for_each_defined_register(i, destination, [&](std::string_view r, ptx::RegisterId number) {
+        defs_.push_back(variable(r, number));
+    });
     if (site.space == ptx::StateSpace::Param && properties.memory == ptx::Memory::Write)
         ptx::for_each_addressed_symbol(i, [&](std::string_view s) { defs_.push_back(intern(s)); });
 
     for (const auto& operand : i.operands) {
         if (operand.kind == ptx::Operand::Kind::Address && !operand.elements.empty() &&
             operand.elements.front().kind == ptx::Operand::Kind::Register)
-            site.address_base = intern(operand.elements.front().text);
+            site.address_base = variable(operand.elements.front());
         if (auto special = divergent_special_in(operand); !special.empty()) {
             site.source = SourceKind::SpecialRegister;
             site.source_detail = special;
@@ -462,6 +485,7 @@ void FunctionAnalysis::collect_site(const ptx::Instruction& i, ptx::BlockId bloc
 
 void FunctionAnalysis::collect() {
     const auto& cfg = unit_.cfg();
+    register_vars_.assign(unit_.function().register_count, kNoVar);
     std::unordered_set<std::string_view> local_symbols;
     for (const auto& block : cfg.blocks)
         for (const auto& statement : block.statements)
@@ -492,9 +516,9 @@ void FunctionAnalysis::collect() {
     }
     block_first_site_.push_back(static_cast<SiteId>(sites_.size()));
     for (const auto& param : unit_.function().params)
-        param_ids_.push_back(intern(param.name));
+        param_ids_.push_back(variable(param.name, param.number));
     for (const auto& ret : unit_.function().returns)
-        return_ids_.push_back(intern(ret.name));
+        return_ids_.push_back(variable(ret.name, ret.number));
     build_users();
     collect_branches();
 }
@@ -521,10 +545,15 @@ void FunctionAnalysis::collect_branches() {
         case ptx::ControlKind::Branch:
         case ptx::ControlKind::Return:
         case ptx::ControlKind::Exit:
-            if (t->guard) conditions_[b] = find(t->guard->predicate);
+            if (t->guard) conditions_[b] = find(t->guard->predicate, t->guard->reg);
             break;
         case ptx::ControlKind::IndirectBranch:
-            if (!t->operands.empty()) conditions_[b] = find(t->operands.front().text);
+            if (!t->operands.empty()) {
+                const ptx::Operand& index = t->operands.front();
+                conditions_[b] =
+                    find(index.text,
+                         index.kind == ptx::Operand::Kind::Register ? index.reg : ptx::kNoRegister);
+            }
             break;
         default:
             break;

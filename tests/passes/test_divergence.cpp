@@ -289,3 +289,36 @@ F:
         CHECK(lean[b].reasons.empty());
     }
 }
+
+TEST_CASE("registers declared in separate scopes under one name are separate variables",
+          "[divergence]") {
+    // Each { } declares its own p (as nvcc writes around mbarrier waits): the first p holds a
+    // per-thread value, the second a per-block one, so only the first branch is divergent.
+    const std::string ptx = kHeader + R"(
+.visible .entry k(.param .u64 out)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<6>;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    {
+    .reg .pred p;
+    setp.eq.u32 p, %r1, 0;
+    selp.b32 %r3, 1, 0, p;
+    }
+    setp.eq.s32 %p1, %r3, 0;
+    @%p1 bra A;
+A:
+    {
+    .reg .pred p;
+    setp.eq.u32 p, %r2, 0;
+    selp.b32 %r4, 1, 0, p;
+    }
+    setp.eq.s32 %p2, %r4, 0;
+    @%p2 bra B;
+B:
+    ret;
+}
+)";
+    CHECK(verdicts(ptx, "k") == "du");
+}
