@@ -117,7 +117,7 @@ Error FunctionDecoder::async_operands(const Operands& ops, const DecodeRequest& 
     if (Error e = source(ops[2], Ty::U32, in.s[0])) return e;
     if (ops.size() == 4) {
         const ptx::Operand& extra = ops[3];
-        const uint32_t* reg = extra.kind == OK::Register ? find_reg(extra.text) : nullptr;
+        const auto reg = extra.kind == OK::Register ? find_reg(extra.reg) : std::nullopt;
         if (reg && p_.functions[fidx_].reg_bits[*reg] == 1) {
             in.neg_src2 = true; // ignore-src: a predicate
             if (extra.negated) return unsupported("a negated ignore-src predicate");

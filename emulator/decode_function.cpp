@@ -35,20 +35,10 @@ void FunctionDecoder::fail(uint32_t line, Error e) {
     if (f().error.ok()) f().error = {e.code, "line " + std::to_string(line) + ": " + e.message};
 }
 
-uint32_t FunctionDecoder::add_reg(const std::string& name, uint8_t bits) {
-    uint32_t idx = f().nregs++;
-    f().reg_bits.push_back(bits);
-    f().reg_names.push_back(name);
-    regs_.back()[name] = idx;
-    return idx;
-}
-
-const uint32_t* FunctionDecoder::find_reg(const std::string& name) const {
-    for (auto it = regs_.rbegin(); it != regs_.rend(); ++it) {
-        auto found = it->find(name);
-        if (found != it->end()) return &found->second;
-    }
-    return nullptr;
+std::optional<uint32_t> FunctionDecoder::find_reg(ptx::RegisterId number) const {
+    const auto& bits = p_.functions[fidx_].reg_bits;
+    if (number >= bits.size() || bits[number] == 0) return std::nullopt;
+    return number;
 }
 
 const Sym* FunctionDecoder::find_sym(const std::string& name) const {
@@ -72,12 +62,23 @@ void FunctionDecoder::declare(const ptx::Variable& v) {
         Ty t = v.type.type();
         uint8_t bits = t == Ty::Pred ? 1 : uint8_t(ptx::type_bytes(t) * 8);
         if (v.vector == 2) bits = uint8_t(std::min(64, bits * 2));
-        if (v.range) {
-            for (uint32_t i = 0; i < *v.range; ++i)
-                add_reg(v.name + std::to_string(i), bits);
-        } else {
-            add_reg(v.name, bits);
+        if (bits == 0) {
+            fail(v.loc.line, unsupported("register " + v.name + " of type " +
+                                         std::string(v.type.spelling()) + ", which has no width"));
+            return;
         }
+        if (v.number == ptx::kNoRegister) {
+            fail(v.loc.line, invalid("register " + v.name + " is declared without a number"));
+            return;
+        }
+        auto& slots = f().reg_bits;
+        const uint32_t count = v.range.value_or(1);
+        if (v.number > slots.size() || count > slots.size() - v.number) {
+            fail(v.loc.line, invalid("register " + v.name + " is numbered past the function's " +
+                                     std::to_string(slots.size()) + " registers"));
+            return;
+        }
+        std::fill_n(slots.begin() + v.number, count, bits);
         return;
     }
     if (v.space == ptx::StateSpace::Local || v.space == ptx::StateSpace::Param) {
@@ -175,6 +176,8 @@ void read_cluster_directives(const std::vector<ptx::Directive>& performance, DFu
 
 void FunctionDecoder::run(const ptx::Function& fn) {
     f().begin_pc = uint32_t(p_.code.size());
+    f().nregs = fn.register_count;
+    f().reg_bits.assign(fn.register_count, 0);
     f().max_threads = thread_limit(fn.performance);
     read_cluster_directives(fn.performance, f());
     parameters(fn);
@@ -239,10 +242,8 @@ void FunctionDecoder::statements(const std::vector<ptx::Statement>& body) {
             if (d->name == ".branchtargets" && !last_label.empty())
                 branch_tables_[last_label] = ptx::parse_branch_targets(d->text);
         } else if (auto* s = std::get_if<ptx::Scope>(&st)) {
-            regs_.emplace_back();
             syms_.emplace_back();
             statements(s->statements);
-            regs_.pop_back();
             syms_.pop_back();
         } else if (auto* ins = std::get_if<ptx::Instruction>(&st)) {
             instruction(*ins);

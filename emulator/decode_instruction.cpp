@@ -270,7 +270,7 @@ std::string quoted_spelling(const ptx::Instruction& ins) {
 
 Error FunctionDecoder::guard(const ptx::Instruction& ins, Inst& in) const {
     if (!ins.guard) return {};
-    auto* g = find_reg(ins.guard->predicate);
+    const auto g = find_reg(ins.guard->reg);
     if (!g) return invalid("undeclared predicate " + ins.guard->predicate);
     in.guard = *g;
     in.guard_neg = ins.guard->negated;

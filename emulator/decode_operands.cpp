@@ -14,7 +14,7 @@ Error FunctionDecoder::dest(const ptx::Operand& op, uint32_t& out) const {
         return {};
     }
     if (op.kind != OK::Register) return invalid("destination must be a register");
-    auto* r = find_reg(op.text);
+    const auto r = find_reg(op.reg);
     if (!r) return invalid("undeclared register " + op.text);
     out = *r;
     return {};
@@ -23,7 +23,7 @@ Error FunctionDecoder::dest(const ptx::Operand& op, uint32_t& out) const {
 Error FunctionDecoder::source(const ptx::Operand& op, Ty t, Src& out) const {
     switch (op.kind) {
     case OK::Register: {
-        auto* r = find_reg(op.text);
+        const auto r = find_reg(op.reg);
         if (!r) return invalid("undeclared register " + op.text);
         if (op.offset != 0) return invalid("register with offset as an operand");
         out.imm = false;
@@ -77,7 +77,7 @@ Error FunctionDecoder::address(const ptx::Operand& op, Addr& out) const {
     const ptx::Operand& base = op.elements[0];
     out.offset = op.offset + base.offset;
     if (base.kind == OK::Register) {
-        auto* r = find_reg(base.text);
+        const auto r = find_reg(base.reg);
         if (!r) return invalid("undeclared register " + base.text);
         out.has_reg = true;
         out.reg = *r;

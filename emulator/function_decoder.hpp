@@ -67,7 +67,6 @@ private:
     Program& p_;
     uint32_t fidx_;
     const ModuleScope& module_;
-    std::vector<std::unordered_map<std::string, uint32_t>> regs_{1};
     std::vector<std::unordered_map<std::string, Sym>> syms_{1};
     std::unordered_map<std::string, uint32_t> labels_;
     std::unordered_map<std::string, std::vector<std::string>> branch_tables_;
@@ -80,8 +79,9 @@ private:
 
     // decode_function.cpp
     void fail(uint32_t line, Error e);
-    uint32_t add_reg(const std::string& name, uint8_t bits);
-    const uint32_t* find_reg(const std::string& name) const;
+    // The register file's slot of a register the function declares (its number, as the parser
+    // numbered it), once its declaration is decoded; nullopt for any other number.
+    std::optional<uint32_t> find_reg(ptx::RegisterId number) const;
     const Sym* find_sym(const std::string& name) const;
     // Records a static .shared variable the function names (its share of static shared memory).
     void note_shared(const Sym& sym) const;

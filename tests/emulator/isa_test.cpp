@@ -1,7 +1,10 @@
 // Instruction families against values computed on the host: integer edge cases, shifts beyond
 // the width, float rounding modes, NaN and infinity, saturation, conversions; and the launch
-// errors of trap and barrier deadlock.
+// errors of trap and barrier deadlock; registers read by the numbers the parser gives them.
+#include "emulator/decode.hpp"
+#include "emulator/memory.hpp"
 #include "helpers.hpp"
+#include "ptx/parser.hpp"
 
 #include <cfenv>
 #include <climits>
@@ -402,4 +405,66 @@ TEST_CASE("module globals with initialisers and the .const space", "[emulator][m
     REQUIRE(fx.dev.get_global(fx.mod, "table", &p, &n).ok());
     CHECK(n == 16);
     CHECK(fx.download<uint32_t>(p, 4) == std::vector<uint32_t>{1, 16, 3, 4});
+}
+
+TEST_CASE("registers are read by their numbers: one name declared in two scopes is two registers "
+          "of their own widths",
+          "[emulator]") {
+    Fixture fx(R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd0, [out];
+    {
+    .reg .b32 t;
+    mov.u32 t, -1;
+    st.global.u32 [%rd0], t;
+    }
+    {
+    .reg .b64 t;
+    mov.b64 t, 4294967297;
+    add.s64 t, t, t;
+    st.global.u64 [%rd0+8], t;
+    }
+    ret;
+}
+)");
+    auto out = fx.upload(std::vector<uint64_t>(2, 0));
+    auto e = fx.run("k", {1}, {1}, Params().add(out));
+    INFO(e.message);
+    REQUIRE(e.ok());
+    const auto values = fx.download<uint64_t>(out, 2);
+    CHECK(values[0] == 0xffffffffu);
+    CHECK(values[1] == 8589934594u); // 2 * (2^32 + 1): the second t is 64 bits wide
+}
+
+TEST_CASE("the decoder refuses a register operand that carries no number, or one past the "
+          "function's registers",
+          "[emulator]") {
+    auto module = cfr::ptx::parse(R"(
+.version 7.0
+.target sm_75
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<2>;
+    mov.u32 %r1, 5;
+    ret;
+}
+)",
+                                  "test.ptx");
+    auto& function = std::get<cfr::ptx::Function>(module.items.back());
+    auto& mov = std::get<cfr::ptx::Instruction>(function.body->at(1));
+    for (const cfr::ptx::RegisterId number : {cfr::ptx::kNoRegister, cfr::ptx::RegisterId{2}}) {
+        mov.operands[0].reg = number;
+        cfr::emu::GlobalMemory memory(1 << 20);
+        const auto decoded = cfr::emu::decode_module(module, memory);
+        REQUIRE(decoded.program.functions.size() == 1);
+        const auto& error = decoded.program.functions[0].error;
+        CHECK_FALSE(error.ok());
+        CHECK_THAT(error.message, Catch::Contains("undeclared register %r1"));
+    }
 }
