@@ -41,8 +41,7 @@ ConvergentSites find_convergent_sites(ModuleUnit& unit, FunctionUnit& function,
             if (in.loc.line == 0 || !code.convergent(in)) return;
             if (!block_conditions)
                 block_conditions = lane_dependent(dependence.controlling(b), verdicts);
-            const bool guarded =
-                in.guard && (!verdicts || verdicts->is_divergent(in.guard->predicate));
+            const bool guarded = in.guard && (!verdicts || verdicts->is_divergent(*in.guard));
             ConvergentSite& site = sites[{std::string(in.mnemonic()), in.loc.line}];
             ++site.copies;
             site.conditions = std::max(site.conditions, *block_conditions + (guarded ? 1 : 0));

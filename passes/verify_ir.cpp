@@ -314,10 +314,7 @@ bool is_register(const ptx::Variable* v) {
 // The number a declaration gives a register it declares: its own, plus the index in a range.
 ptx::RegisterId declared_number(const ptx::Variable& v, std::string_view name) {
     if (!v.range || v.number == ptx::kNoRegister) return v.number;
-    ptx::RegisterId index = 0;
-    for (const char c : name.substr(v.name.size()))
-        index = index * 10 + static_cast<ptx::RegisterId>(c - '0');
-    return v.number + index;
+    return v.number + ptx::range_index(name.substr(v.name.size()), *v.range).value_or(0);
 }
 
 // A register that does not carry the number its declaration `v` gives it, as a message.

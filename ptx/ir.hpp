@@ -156,17 +156,23 @@ struct Variable {
     }
 };
 
-// Whether `index` is one of the indices a parameterized declaration with `count` registers gives
-// (%r<10>: "0" .. "9"): decimal, below count, without a leading zero.
-inline bool is_range_index(std::string_view index, uint32_t count) {
+// The register `index` names among those a parameterized declaration with `count` registers
+// gives (%r<10>: "0" .. "9"): decimal, below count, without a leading zero; nullopt for any
+// other spelling.
+inline std::optional<uint32_t> range_index(std::string_view index, uint32_t count) {
     if (index.empty() || index.size() > 10 || (index.size() > 1 && index.front() == '0'))
-        return false;
+        return std::nullopt;
     uint64_t n = 0;
     for (const char c : index) {
-        if (c < '0' || c > '9') return false;
+        if (c < '0' || c > '9') return std::nullopt;
         n = n * 10 + static_cast<uint64_t>(c - '0');
     }
-    return n < count;
+    if (n >= count) return std::nullopt;
+    return static_cast<uint32_t>(n);
+}
+
+inline bool is_range_index(std::string_view index, uint32_t count) {
+    return range_index(index, count).has_value();
 }
 
 // Finds the range that declares a register name: asks `find(prefix, index)` for each way of

@@ -131,20 +131,12 @@ struct RegisterScope {
         const uint64_t name_head = first_bytes(name);
         for (const RegisterRange& range : ranges) {
             if (!range.prefixes(name, name_head)) continue;
-            const std::string_view index = name.substr(range.prefix.size());
-            if (is_range_index(index, range.count)) return range.base + range_index(index);
+            if (const auto index = range_index(name.substr(range.prefix.size()), range.count))
+                return range.base + *index;
         }
         if (names.empty()) return kNoRegister;
         const auto found = names.find(name);
         return found == names.end() ? kNoRegister : found->second;
-    }
-
-private:
-    static RegisterId range_index(std::string_view index) {
-        RegisterId n = 0;
-        for (const char c : index)
-            n = n * 10 + static_cast<RegisterId>(c - '0');
-        return n;
     }
 };
 

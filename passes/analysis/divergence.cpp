@@ -889,10 +889,9 @@ std::vector<std::string> FunctionAnalysis::reason_chain(VarId v, std::vector<std
 FunctionDivergence FunctionAnalysis::result(Explain explain) {
     FunctionDivergence out;
     out.function = unit_.function().name;
-    std::vector<std::string_view> divergent;
-    for (VarId v = 0; v < names_.size(); ++v)
-        if (divergent_[v]) divergent.push_back(names_[v]);
-    out.divergent_variables = ptx::NameSet(divergent);
+    out.divergent_registers.assign(register_vars_.size(), false);
+    for (size_t number = 0; number < register_vars_.size(); ++number)
+        out.divergent_registers[number] = is_divergent(register_vars_[number]);
     std::vector<std::string> steps; // for reason_chain
     std::vector<uint32_t> seen;
     if (explain == Explain::Yes) {

@@ -23,7 +23,6 @@
 
 #include "ptx/cfg.hpp"
 #include "ptx/ir.hpp"
-#include "ptx/name_index.hpp"
 
 #include <string>
 #include <vector>
@@ -50,11 +49,13 @@ struct BranchVerdict {
 
 struct FunctionDivergence {
     std::string function;
-    std::vector<BranchVerdict> branches; // in block order
-    ptx::NameSet divergent_variables;
+    std::vector<BranchVerdict> branches;   // in block order
+    std::vector<bool> divergent_registers; // by register number
 
-    bool is_divergent(std::string_view variable) const {
-        return divergent_variables.contains(variable);
+    // Whether the guard's predicate may differ between the lanes of a warp; a register the
+    // analysis did not number (a guard built without its number) counts as divergent.
+    bool is_divergent(const ptx::Guard& guard) const {
+        return guard.reg >= divergent_registers.size() || divergent_registers[guard.reg];
     }
     const BranchVerdict* branch_in(ptx::BlockId block) const;
 };

@@ -113,9 +113,10 @@ inline ptx::Register declared_register(const passes::FunctionUnit& f, const std:
             const auto* v = ptx::variable_of(statement);
             if (!v || v->space != ptx::StateSpace::Reg) continue;
             if (!v->range && v->name == name) return {name, v->number};
-            if (v->range && name.starts_with(v->name) && name.size() > v->name.size() &&
-                ptx::is_range_index(std::string_view(name).substr(v->name.size()), *v->range))
-                return {name, v->number + ptx::RegisterId(std::stoul(name.substr(v->name.size())))};
+            if (!v->range || !name.starts_with(v->name)) continue;
+            if (const auto index =
+                    ptx::range_index(std::string_view(name).substr(v->name.size()), *v->range))
+                return {name, v->number + *index};
         }
     return {name};
 }
@@ -166,6 +167,23 @@ inline void register_as_symbol(passes::FunctionUnit& f) {
                         op.kind = ptx::Operand::Kind::Symbol;
                         return;
                     }
+}
+
+// A register operand renamed in place to another register of the function, keeping the number of
+// the register it named: it prints as the other register, and the IR still numbers it as its own.
+inline void rename_register_in_place(passes::FunctionUnit& f) {
+    std::vector<ptx::Operand*> registers;
+    for (auto& block : f.mutable_cfg().blocks)
+        for (auto& statement : block.statements)
+            if (auto* in = std::get_if<ptx::Instruction>(&statement))
+                for (auto& op : in->operands)
+                    if (op.kind == ptx::Operand::Kind::Register) registers.push_back(&op);
+    for (auto* a : registers)
+        for (auto* b : registers)
+            if (a->text != b->text && a->reg != b->reg) {
+                a->text = b->text;
+                return;
+            }
 }
 
 // The function's body laid out, `edit` applied at its first mma, as its new CFG.
@@ -267,6 +285,8 @@ inline const std::vector<Plant>& plants() {
          relayout, "short_circuit"},
         {"planted-register-as-symbol", passes::Check::RoundTrip, passes::Promise::Nothing,
          register_as_symbol, "guarded_store"},
+        {"planted-register-renamed", passes::Check::RegisterNumbers, passes::Promise::Nothing,
+         rename_register_in_place, "guarded_store"},
     };
     return all;
 }

@@ -1,23 +1,18 @@
 // NameIndex: names to numbers by open addressing. Its answers equal a std::unordered_map's on
 // names of every length (the empty one included), names that share long prefixes, a name viewed
-// from a view without data, through every growth. NameSet: the same answers as a std::set, from
-// its own copy of the names, after the names it was built from are gone and after it is copied,
-// assigned and moved.
+// from a view without data, through every growth.
 #include "ptx/name_index.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <deque>
-#include <optional>
 #include <random>
-#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 using cfr::ptx::NameIndex;
-using cfr::ptx::NameSet;
 
 namespace {
 
@@ -89,43 +84,4 @@ TEST_CASE("name index: the same answers as an unordered_map through every growth
         REQUIRE(index.find(name) != nullptr);
         CHECK(*index.find(name) == v);
     }
-}
-
-TEST_CASE("name set: its own copy of the names, through copies and moves") {
-    std::mt19937 rng(20261128);
-    std::uniform_int_distribution<size_t> length(0, 24);
-    std::set<std::string> oracle;
-    std::optional<NameSet> built;
-    {
-        std::vector<std::string> names; // gone before the set is asked
-        for (int i = 0; i < 300; ++i)
-            names.push_back(random_name(rng, length(rng)));
-        oracle.insert(names.begin(), names.end());
-        built.emplace(names);
-    }
-    std::optional<NameSet> source = *built;
-    const NameSet copied = *source;
-    NameSet assigned(std::vector<std::string_view>{"%p1"});
-    assigned = *source;
-    source.reset(); // what the copies were copied from is gone
-    const NameSet moved = std::move(*built);
-    built.reset();
-    for (const NameSet* set : {&copied, static_cast<const NameSet*>(&assigned), &moved}) {
-        REQUIRE(set->size() == oracle.size());
-        for (int probe = 0; probe < 2000; ++probe) {
-            const std::string name = random_name(rng, length(rng));
-            REQUIRE(set->contains(name) == (oracle.count(name) == 1));
-        }
-        for (const std::string& name : oracle)
-            REQUIRE(set->contains(name));
-    }
-}
-
-TEST_CASE("name set: a set of one short name keeps it through a move") {
-    NameSet one(std::vector<std::string_view>{"%r1"});
-    const NameSet moved = std::move(one);
-    CHECK(moved.contains("%r1"));
-    CHECK_FALSE(moved.contains("%r2"));
-    CHECK(NameSet().size() == 0);
-    CHECK_FALSE(NameSet().contains(""));
 }
