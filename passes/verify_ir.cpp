@@ -244,6 +244,7 @@ class Names {
 public:
     Names(ModuleUnit& unit, const FunctionUnit& function) {
         const ptx::Function& f = function.function();
+        if (f.register_count <= kMostRegistersByNumber) by_number_.resize(f.register_count);
         for (const auto& v : f.returns)
             declare(v);
         for (const auto& v : f.params)
@@ -274,6 +275,18 @@ public:
         return variable(name) != nullptr || others_.count(name) != 0;
     }
 
+    // The declaration of register `number` where it declares `name` under that number; nullptr
+    // otherwise (then variable() says what the name is).
+    const ptx::Variable* numbered(std::string_view name, ptx::RegisterId number) const {
+        if (number >= by_number_.size()) return nullptr;
+        const ptx::Variable* v = by_number_[number];
+        if (!v) return nullptr;
+        if (!v->range) return v->name == name ? v : nullptr;
+        if (!name.starts_with(v->name)) return nullptr;
+        const auto index = ptx::range_index(name.substr(v->name.size()), *v->range);
+        return index && v->number + *index == number ? v : nullptr;
+    }
+
     // Whether a name (or a range's prefix) is declared more than once (in nested scopes), where
     // variable() answers with one of its declarations.
     bool repeated(std::string_view name) const { return repeated_.count(name) != 0; }
@@ -283,8 +296,15 @@ private:
     std::unordered_map<std::string_view, const ptx::Variable*> ranges_; // prefix: widest range
     std::unordered_set<std::string_view> others_;                       // functions and labels
     std::unordered_set<std::string_view> repeated_;
+    // Per register number, its declaration (empty for a function of more registers than this).
+    static constexpr ptx::RegisterId kMostRegistersByNumber = 1 << 20;
+    std::vector<const ptx::Variable*> by_number_;
 
     void declare(const ptx::Variable& v) {
+        if (v.space == ptx::StateSpace::Reg && v.number < by_number_.size()) {
+            const size_t end = std::min<size_t>(by_number_.size(), v.number + v.range.value_or(1));
+            std::fill(by_number_.begin() + v.number, by_number_.begin() + end, &v);
+        }
         if (!v.range) {
             const auto [it, added] = exact_.emplace(v.name, &v);
             if (!added) {
@@ -343,7 +363,8 @@ public:
         : in_(in), b_(b), names_(names), found_(found) {}
 
     void guard(const ptx::Guard& guard) {
-        const ptx::Variable* v = names_.variable(guard.predicate);
+        const ptx::Variable* numbered = names_.numbered(guard.predicate, guard.reg);
+        const ptx::Variable* v = numbered ? numbered : names_.variable(guard.predicate);
         if (!v) {
             note(found_.declarations, fmt::format("guard {} is not declared", guard.predicate));
             return;
@@ -352,7 +373,7 @@ public:
             note(found_.predicates,
                  fmt::format("guard {} is a {} {}, not a .pred register", guard.predicate,
                              ptx::spelling(v->space), v->type.spelling()));
-        else if (!found_.numbers)
+        else if (!numbered && !found_.numbers)
             if (auto problem = misnumbered(*v, guard.predicate, guard.reg, names_))
                 note(found_.numbers, "guard: " + *problem);
     }
@@ -362,6 +383,7 @@ public:
         switch (op.kind) {
         case Kind::Register: {
             const std::string_view name = base_name(op.text);
+            if (names_.numbered(name, op.reg)) return; // declared, under its number
             const ptx::Variable* v = names_.variable(name);
             if (!is_register(v))
                 note(found_.declarations, fmt::format("register {} is not declared", name));

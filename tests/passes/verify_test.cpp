@@ -331,6 +331,17 @@ TEST_CASE("verifier: labels and the CFG against its code", "[verify]") {
         REQUIRE(v);
         CHECK(v->check == Check::RegisterNumbers);
     }
+    SECTION("a function of more registers than the check indexes by number is checked by name") {
+        // Over 2^20 registers the check looks each name up instead of indexing its number.
+        std::string text = kIfThen;
+        text.insert(text.find(".reg .b32"), ".reg .b32 %big<1048577>;\n    ");
+        CHECK_FALSE(verify_change(text, Promise::Nothing, relayout));
+        const auto v = verify_change(text, Promise::Nothing, [](passes::FunctionUnit& f) {
+            test::planted::first_conditional_branch(f.mutable_cfg())->guard->predicate = "%p2";
+        });
+        REQUIRE(v);
+        CHECK(v->check == Check::RegisterNumbers);
+    }
     SECTION("only the functions the pass rewrote are checked at cheap") {
         CHECK_FALSE(verify_change(kIfThen, Promise::Nothing, nothing));
         CHECK_FALSE(verify_change(kIfThen, Promise::Nothing, relayout, VerifyLevel::Full));
