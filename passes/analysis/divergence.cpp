@@ -61,6 +61,11 @@ using SiteId = uint32_t;
 constexpr VarId kNoVar = ~VarId{0};
 constexpr SiteId kNoSite = ~SiteId{0};
 
+// A register operand's number; kNoRegister for any other operand (a symbol is looked up by name).
+ptx::RegisterId register_number(const ptx::Operand& operand) {
+    return operand.kind == ptx::Operand::Kind::Register ? operand.reg : ptx::kNoRegister;
+}
+
 std::string one_line(const ptx::Instruction& instruction) {
     std::string text = ptx::print(instruction);
     for (char& c : text)
@@ -360,9 +365,7 @@ private:
     VarId intern(std::string_view name);
     VarId variable(std::string_view name, ptx::RegisterId number);
     VarId variable(const ptx::Operand& operand) {
-        return variable(operand.text, operand.kind == ptx::Operand::Kind::Register
-                                          ? operand.reg
-                                          : ptx::kNoRegister);
+        return variable(operand.text, register_number(operand));
     }
     void collect_site(const ptx::Instruction& i, ptx::BlockId block);
     void collect_call(const ptx::Instruction& i, Site& site);
@@ -550,9 +553,7 @@ void FunctionAnalysis::collect_branches() {
         case ptx::ControlKind::IndirectBranch:
             if (!t->operands.empty()) {
                 const ptx::Operand& index = t->operands.front();
-                conditions_[b] =
-                    find(index.text,
-                         index.kind == ptx::Operand::Kind::Register ? index.reg : ptx::kNoRegister);
+                conditions_[b] = find(index.text, register_number(index));
             }
             break;
         default:

@@ -28,7 +28,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -55,26 +54,32 @@ declare_registers(FunctionUnit& function, const fusion::Fused& fused,
     return real;
 }
 
+// Calls visit(name, number) on every register the CFG's instructions name: guards and register
+// operands, nested ones included. For a const CFG the two are const.
+template <typename Cfg, typename Visit>
+void for_each_register(Cfg& cfg, Visit&& visit) {
+    const auto operand = [&](auto& o, const auto& self) -> void {
+        if (o.kind == ptx::Operand::Kind::Register) visit(o.text, o.reg);
+        for (auto& e : o.elements)
+            self(e, self);
+    };
+    for (auto& block : cfg.blocks)
+        for (auto& s : block.statements)
+            if (auto* i = std::get_if<ptx::Instruction>(&s)) {
+                if (i->guard) visit(i->guard->predicate, i->guard->reg);
+                for (auto& o : i->operands)
+                    operand(o, operand);
+            }
+}
+
 // The number of every register the code names, by name; kNoRegister for a name that names two
 // registers (declared in two scopes).
 std::unordered_map<std::string, ptx::RegisterId> register_numbers(const ptx::Cfg& cfg) {
     std::unordered_map<std::string, ptx::RegisterId> numbers;
-    const auto note = [&](const std::string& name, ptx::RegisterId id) {
+    for_each_register(cfg, [&](const std::string& name, ptx::RegisterId id) {
         const auto [it, added] = numbers.emplace(name, id);
         if (!added && it->second != id) it->second = ptx::kNoRegister;
-    };
-    std::function<void(const ptx::Operand&)> visit = [&](const ptx::Operand& o) {
-        if (o.kind == ptx::Operand::Kind::Register) note(o.text, o.reg);
-        for (const auto& e : o.elements)
-            visit(e);
-    };
-    for (const auto& block : cfg.blocks)
-        for (const auto& s : block.statements)
-            if (const auto* i = std::get_if<ptx::Instruction>(&s)) {
-                if (i->guard) note(i->guard->predicate, i->guard->reg);
-                for (const auto& o : i->operands)
-                    visit(o);
-            }
+    });
     return numbers;
 }
 
@@ -82,26 +87,14 @@ std::unordered_map<std::string, ptx::RegisterId> register_numbers(const ptx::Cfg
 // the melder named (a guard, a selp's operand) the numbers they have in `numbers`.
 void number_registers(ptx::Cfg& cfg, const std::map<std::string, ptx::Register>& real,
                       const std::unordered_map<std::string, ptx::RegisterId>& numbers) {
-    const auto number = [&](std::string& name, ptx::RegisterId& id) {
+    for_each_register(cfg, [&](std::string& name, ptx::RegisterId& id) {
         if (const auto it = real.find(name); it != real.end()) {
             name = it->second.name;
             id = it->second.id;
         } else if (id == ptx::kNoRegister) {
             if (const auto known = numbers.find(name); known != numbers.end()) id = known->second;
         }
-    };
-    std::function<void(ptx::Operand&)> visit = [&](ptx::Operand& o) {
-        if (o.kind == ptx::Operand::Kind::Register) number(o.text, o.reg);
-        for (auto& e : o.elements)
-            visit(e);
-    };
-    for (auto& block : cfg.blocks)
-        for (auto& s : block.statements)
-            if (auto* i = std::get_if<ptx::Instruction>(&s)) {
-                if (i->guard) number(i->guard->predicate, i->guard->reg);
-                for (auto& o : i->operands)
-                    visit(o);
-            }
+    });
 }
 
 class FuseBranchesPass : public Pass {
