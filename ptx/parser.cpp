@@ -93,17 +93,13 @@ struct StringHash {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 
-// The first eight bytes of a name (fewer where it is shorter), little-endian.
-uint64_t first_bytes(std::string_view name) {
-    return name.size() >= 8 ? little_endian(name, 0, 8) : little_endian(name, 0, name.size());
-}
-
 // A parameterized declaration, %r<10>: the prefix "%r", the count 10 and the number of %r0.
 // Register prefixes are a few characters long: a name is matched by its first eight bytes, in one
 // comparison.
 struct RegisterRange {
     RegisterRange(std::string prefix, uint32_t count, RegisterId base)
-        : prefix(std::move(prefix)), count(count), base(base), head(first_bytes(this->prefix)),
+        : prefix(std::move(prefix)), count(count), base(base),
+          head(first_eight_bytes(this->prefix)),
           mask(this->prefix.size() >= 8 ? ~uint64_t{0}
                                         : (uint64_t{1} << (8 * this->prefix.size())) - 1) {}
 
@@ -128,7 +124,7 @@ struct RegisterScope {
 
     // The register's number, or kNoRegister where the scope does not declare it.
     RegisterId find(std::string_view name) const {
-        const uint64_t name_head = first_bytes(name);
+        const uint64_t name_head = first_eight_bytes(name);
         for (const RegisterRange& range : ranges) {
             if (!range.prefixes(name, name_head)) continue;
             if (const auto index = range_index(name.substr(range.prefix.size()), range.count))
@@ -741,7 +737,7 @@ void Parser::element_list(Operand& op, int depth) {
 // A name operand is a label where the function defines a label of that name (a label may follow
 // its first use); the function's labels and name operands were noted as they were read.
 void Parser::resolve_labels() {
-    std::sort(labels_.begin(), labels_.end());
+    if (!name_operands_.empty()) std::sort(labels_.begin(), labels_.end());
     for (Operand* op : name_operands_)
         if (std::binary_search(labels_.begin(), labels_.end(), std::string_view(op->text)))
             op->kind = Operand::Kind::Label;

@@ -35,6 +35,20 @@ constexpr uint64_t little_endian(std::string_view s, std::size_t at, std::size_t
     return v;
 }
 
+// The first eight bytes of s (all of them where it is shorter, the rest zero), little-endian: one
+// or two loads where s has four bytes or more.
+constexpr uint64_t first_eight_bytes(std::string_view s) {
+    const std::size_t n = s.size();
+    if (n >= 8) return little_endian(s, 0, 8);
+    if (n == 0) return 0;
+    // One to three bytes: the first, the middle and the last (some of them the same byte).
+    if (n < 4)
+        return little_endian(s, 0, 1) | little_endian(s, n / 2, 1) << (8 * (n / 2)) |
+               little_endian(s, n - 1, 1) << (8 * (n - 1));
+    // Bytes 4 .. n-1 are the top n-4 bytes of the four that end s.
+    return little_endian(s, 0, 4) | (little_endian(s, n - 4, 4) >> (8 * (8 - n))) << 32;
+}
+
 struct SpellingKey {
     static constexpr std::size_t kExact = 16; // spellings up to this long: the key is the bytes
 

@@ -271,10 +271,6 @@ Words& Words::operator=(Words&& other) noexcept {
     return *this;
 }
 
-void Words::push_back(Word w) {
-    insert(size_, w);
-}
-
 void Words::insert(std::size_t position, Word w) {
     if (!spilled_ && size_ < kInline) {
         std::copy_backward(inline_.begin() + position, inline_.begin() + size_,

@@ -80,7 +80,12 @@ public:
     Words(Words&& other) noexcept;
     Words& operator=(Words&& other) noexcept;
 
-    void push_back(Word w);
+    void push_back(Word w) {
+        if (!spilled_ && size_ < kInline)
+            inline_[size_++] = w;
+        else
+            insert(size_, w);
+    }
     void insert(std::size_t position, Word w);
     void erase(std::size_t position);
     std::size_t size() const { return size_; }

@@ -1,10 +1,13 @@
 // Instruction words (ptx/word.hpp): every spelling of the enums has one id that means it, words no
 // table knows are interned once (from any thread) and print back unchanged, and the inline list
 // of an instruction's words keeps its order past its inline capacity, through copies and moves.
+#include "ptx/spelling_key.hpp"
 #include "ptx/word.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <thread>
 #include <vector>
@@ -92,4 +95,18 @@ TEST_CASE("an instruction's words keep their order past the inline capacity", "[
     small.insert(0, Rounding::Rn);
     CHECK(small == Words{Rounding::Rn, Type::F32});
     CHECK_FALSE(small == copy);
+}
+
+TEST_CASE("a spelling's first eight bytes, read in one to three loads, are its bytes",
+          "[ptx][word]") {
+    const std::string text = "%rd12345abcdefgh";
+    for (std::size_t length = 0; length <= 10; ++length) {
+        const std::string_view s = std::string_view(text).substr(0, length);
+        uint64_t expected = 0;
+        for (std::size_t i = 0; i < std::min<std::size_t>(length, 8); ++i)
+            expected |= uint64_t(static_cast<unsigned char>(s[i])) << (8 * i);
+        INFO("length " << length);
+        CHECK(first_eight_bytes(s) == expected);
+    }
+    STATIC_REQUIRE(first_eight_bytes("%r5") == 0x35'72'25);
 }
