@@ -1,6 +1,7 @@
 // Instruction words (ptx/word.hpp): every spelling of the enums has one id that means it, words no
 // table knows are interned once (from any thread) and print back unchanged, and the inline list
-// of an instruction's words keeps its order past its inline capacity, through copies and moves.
+// of an instruction's words keeps its order past its inline capacity, through copies and moves; a
+// spelling's first eight bytes, read in a few loads, are its bytes.
 #include "ptx/spelling_key.hpp"
 #include "ptx/word.hpp"
 
