@@ -39,7 +39,7 @@ void start_warp(const LaunchCtx& L, const DFunction& k, Warp& w, uint32_t index,
     w.cluster_phase = 0;
     w.stack.assign(1, StackEntry{k.begin_pc, w.valid, k.end_pc, 0, false});
     w.frames.assign(1, Frame{L.kernel, 0, 0, kNone, false});
-    w.regs.assign(size_t(k.nregs) * 32, 0);
+    w.regs.assign(k.reg_bits.size() * 32, 0);
     for (auto& a : w.local)
         a.clear();
     uint32_t lb = ((k.frame_bytes + 15) & ~15u) + 16;

@@ -176,7 +176,6 @@ void read_cluster_directives(const std::vector<ptx::Directive>& performance, DFu
 
 void FunctionDecoder::run(const ptx::Function& fn) {
     f().begin_pc = uint32_t(p_.code.size());
-    f().nregs = fn.register_count;
     f().reg_bits.assign(fn.register_count, 0);
     f().max_threads = thread_limit(fn.performance);
     read_cluster_directives(fn.performance, f());

@@ -237,7 +237,7 @@ KernelInfo Device::kernel_info(const Kernel* kernel) const {
     info.param_bytes = f.param_bytes;
     info.static_shared_bytes = static_shared_of(p, kernel->function);
     info.local_bytes = f.frame_bytes;
-    info.registers = f.nregs;
+    info.registers = static_cast<uint32_t>(f.reg_bits.size());
     info.target_sm = p.target_sm;
     info.max_threads = f.max_threads;
     info.required_cluster = f.required_cluster;

@@ -144,7 +144,7 @@ void do_call(Exec& x, const Inst& in) {
     fr.call_site = in.aux;
     fr.releases_stack = callee.uses_alloca;
     if (fr.releases_stack) w.stack_marks.push_back(w.stack_pointer);
-    w.regs.resize(w.regs.size() + size_t(callee.nregs) * 32, 0);
+    w.regs.resize(w.regs.size() + callee.reg_bits.size() * 32, 0);
     w.frames.push_back(fr);
     x.regs = w.regs.data() + fr.reg_base;
     StackEntry& top = w.stack.back();

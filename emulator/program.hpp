@@ -143,8 +143,9 @@ struct DFunction {
     bool has_body = false;
     Builtin builtin = Builtin::None;
     uint32_t begin_pc = 0, end_pc = 0; // end_pc: the function's synthetic end instruction
-    uint32_t nregs = 0;
-    std::vector<uint8_t> reg_bits;  // declared width of each register (1 for .pred)
+    // Per register number, its declared width (1 for .pred; 0 for a number no declaration
+    // gives): as many as the function has registers.
+    std::vector<uint8_t> reg_bits;
     uint32_t frame_bytes = 0;       // per-thread local arena bytes of one activation
     std::vector<ParamSlot> params;  // kernel: offsets in the parameter buffer; func: in frame
     std::vector<ParamSlot> returns; // func: frame offsets
