@@ -112,11 +112,16 @@ Instruction leave_instruction(LeaveKind leave, bool uniform) {
     return make_instruction(Opcode::Ret, uniform ? Words{Modifier::Uni} : Words{}, {});
 }
 
-// The statements that end the block for `t` (a switch's fresh table first), or none for a
+// What ends the block for `t`: a switch's fresh table, then the instruction; no instruction for a
 // fall-through.
-std::vector<Statement> terminator_for(Cfg& cfg, const Transfer& t, const Operand* kept_table,
-                                      const FreshLabel& fresh) {
-    std::vector<Statement> out;
+struct Terminator {
+    std::vector<Statement> table;
+    std::optional<Instruction> instruction;
+};
+
+Terminator terminator_for(Cfg& cfg, const Transfer& t, const Operand* kept_table,
+                          const FreshLabel& fresh) {
+    Terminator out;
     Instruction in;
     switch (t.kind) {
     case Transfer::Kind::FallThrough:
@@ -137,8 +142,7 @@ std::vector<Statement> terminator_for(Cfg& cfg, const Transfer& t, const Operand
             BranchTable fresh_table{fresh("t"), {}};
             for (const BlockId c : t.cases)
                 fresh_table.targets.push_back(ensure_label(cfg, c, fresh));
-            for (Statement& s : table_statements(fresh_table))
-                out.push_back(std::move(s));
+            out.table = table_statements(fresh_table);
             table = label_ref(fresh_table.name);
         }
         in = make_instruction(
@@ -149,7 +153,7 @@ std::vector<Statement> terminator_for(Cfg& cfg, const Transfer& t, const Operand
     }
     in.guard = t.guard;
     in.loc = t.loc;
-    out.emplace_back(std::move(in));
+    out.instruction.emplace(std::move(in));
     return out;
 }
 
@@ -160,14 +164,35 @@ auto edges_from(Edges& edges, BlockId b) {
                             [](const CfgEdge& x, const CfgEdge& y) { return x.from < y.from; });
 }
 
-// Replaces the edges of `b`, in place where their number stays (a CFG being built block by block
-// only appends).
-void replace_edges(Cfg& cfg, BlockId b, const std::vector<CfgEdge>& edges) {
+// Calls emit(edge) for each edge a block `b` ending by `t` has, in edge order.
+template <typename Emit>
+void for_each_transfer_edge(const Transfer& t, BlockId b, BlockId exit, Emit&& emit) {
+    switch (t.kind) {
+    case Transfer::Kind::FallThrough:
+        emit(CfgEdge{b, t.next, EdgeKind::FallThrough});
+        return;
+    case Transfer::Kind::Jump:
+        emit(CfgEdge{b, t.target, t.target == exit ? EdgeKind::Exit : EdgeKind::Taken});
+        break;
+    case Transfer::Kind::Switch:
+        for (auto c = t.cases.begin(); c != t.cases.end(); ++c)
+            if (std::find(t.cases.begin(), c, *c) == c) emit(CfgEdge{b, *c, EdgeKind::Indirect});
+        break;
+    }
+    if (t.guard) emit(CfgEdge{b, t.next, EdgeKind::FallThrough});
+}
+
+// Replaces the edges of `b` by those of `t`, in place where their number stays (a CFG being built
+// block by block only appends).
+void replace_edges(Cfg& cfg, BlockId b, const Transfer& t) {
     auto [first, last] = edges_from(cfg.edges, b);
-    if (last - first == static_cast<std::ptrdiff_t>(edges.size())) {
-        std::copy(edges.begin(), edges.end(), first);
+    size_t count = 0;
+    for_each_transfer_edge(t, b, cfg.exit(), [&](const CfgEdge&) { ++count; });
+    if (last - first == static_cast<std::ptrdiff_t>(count)) {
+        for_each_transfer_edge(t, b, cfg.exit(), [&](const CfgEdge& e) { *first++ = e; });
         return;
     }
+    const std::vector<CfgEdge> edges = transfer_edges(t, b, cfg.exit());
     first = cfg.edges.erase(first, last);
     cfg.edges.insert(first, edges.begin(), edges.end());
 }
@@ -185,19 +210,7 @@ bool names_blocks_within(const Transfer& t, BlockId last) {
 
 std::vector<CfgEdge> transfer_edges(const Transfer& t, BlockId b, BlockId exit) {
     std::vector<CfgEdge> out;
-    switch (t.kind) {
-    case Transfer::Kind::FallThrough:
-        return {{b, t.next, EdgeKind::FallThrough}};
-    case Transfer::Kind::Jump:
-        out.push_back({b, t.target, t.target == exit ? EdgeKind::Exit : EdgeKind::Taken});
-        break;
-    case Transfer::Kind::Switch:
-        for (const BlockId to : t.cases)
-            if (std::none_of(out.begin(), out.end(), [to](const CfgEdge& e) { return e.to == to; }))
-                out.push_back({b, to, EdgeKind::Indirect});
-        break;
-    }
-    if (t.guard) out.push_back({b, t.next, EdgeKind::FallThrough});
+    for_each_transfer_edge(t, b, exit, [&](const CfgEdge& e) { out.push_back(e); });
     return out;
 }
 
@@ -306,14 +319,17 @@ void set_transfer(Cfg& cfg, BlockId block, const Transfer& transfer, const Fresh
             SwitchCases(cfg).of(*old) == transfer.cases)
             kept_table = old->operands.back();
     }
-    auto code = terminator_for(cfg, transfer, kept_table ? &*kept_table : nullptr, fresh);
+    Terminator code = terminator_for(cfg, transfer, kept_table ? &*kept_table : nullptr, fresh);
     auto& statements = cfg.blocks[block].statements;
     const auto at = terminator_index(statements);
     auto position = statements.end();
     if (at) position = statements.erase(statements.begin() + static_cast<std::ptrdiff_t>(*at));
-    statements.insert(position, std::make_move_iterator(code.begin()),
-                      std::make_move_iterator(code.end()));
-    replace_edges(cfg, block, transfer_edges(transfer, block, cfg.exit()));
+    position = statements.insert(position, std::make_move_iterator(code.table.begin()),
+                                 std::make_move_iterator(code.table.end()));
+    if (code.instruction)
+        statements.insert(position + static_cast<std::ptrdiff_t>(code.table.size()),
+                          std::move(*code.instruction));
+    replace_edges(cfg, block, transfer);
 }
 
 std::string_view control_mnemonic(ControlKind control) {

@@ -26,7 +26,7 @@ void read_body(const Statements& statements, Body& body) {
     ptx::for_each_instruction(statements, [&](const ptx::Instruction& in) {
         if (in.control() == ptx::ControlKind::Call)
             body.callees.push_back(callee(in));
-        else if (ptx::properties(in).convergent())
+        else if (!body.convergent && ptx::properties(in).convergent())
             body.convergent = true;
     });
 }

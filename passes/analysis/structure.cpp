@@ -17,8 +17,9 @@ namespace cfr::analysis {
 
 namespace {
 
-// A set of nodes kept sorted: a node has few neighbours, and the contraction asks and changes them
-// often. A NodeList holds them, two in place.
+// A set of nodes in no particular order: a node has few neighbours (one to three nearly always),
+// so a scan finds one sooner than a search of a sorted list would, and removing one moves the
+// last into its place. A NodeList holds them, two in place.
 class NodeSet {
 public:
     const NodeId* begin() const { return nodes_.begin(); }
@@ -26,18 +27,17 @@ public:
     size_t size() const { return nodes_.size(); }
     bool empty() const { return nodes_.empty(); }
     void clear() { nodes_.clear(); }
-    bool count(NodeId v) const { return std::binary_search(begin(), end(), v); }
+    bool count(NodeId v) const { return std::find(begin(), end(), v) != end(); }
     void insert(NodeId v) {
-        const auto index = static_cast<size_t>(std::lower_bound(begin(), end(), v) - begin());
-        if (index < size() && nodes_[index] == v) return;
-        nodes_.push_back(v);
-        for (size_t i = size() - 1; i > index; --i)
-            nodes_[i] = nodes_[i - 1];
-        nodes_[index] = v;
+        if (!count(v)) nodes_.push_back(v);
     }
+    // For a node known not to be in the set.
+    void add(NodeId v) { nodes_.push_back(v); }
     void erase(NodeId v) {
-        NodeId* at = std::lower_bound(nodes_.begin(), nodes_.end(), v);
-        if (at != nodes_.end() && *at == v) nodes_.erase(at, at + 1);
+        NodeId* at = std::find(nodes_.begin(), nodes_.end(), v);
+        if (at == nodes_.end()) return;
+        *at = nodes_.back();
+        nodes_.erase(nodes_.end() - 1, nodes_.end());
     }
 
 private:
@@ -55,8 +55,9 @@ public:
         for (NodeId u = 0; u < g.size(); ++u) {
             if (!live_[u]) continue;
             for (NodeId v : g.succ[u]) {
-                succ_[u].insert(v);
-                pred_[v].insert(u);
+                if (succ_[u].count(v)) continue;
+                succ_[u].add(v);
+                pred_[v].add(u);
             }
         }
     }
@@ -150,12 +151,14 @@ private:
     }
     bool single(const NodeSet& s, NodeId v) const { return s.size() == 1 && *s.begin() == v; }
 
+    // A rule that applies at n calls this before it changes an edge: the nodes around n are
+    // touched once it has.
+    void keep_neighbours(NodeId n) {
+        neighbours_.assign(pred_[n].begin(), pred_[n].end());
+        neighbours_.insert(neighbours_.end(), succ_[n].begin(), succ_[n].end());
+    }
+
     bool step(NodeId n) {
-        neighbours_.clear();
-        for (const NodeId v : pred_[n])
-            neighbours_.push_back(v);
-        for (const NodeId v : succ_[n])
-            neighbours_.push_back(v);
         const bool applied = rules_ == Rules::T1T2
                                  ? t1(n) || t2(n)
                                  : rule3(n) || rule2(n) || (rules_ == Rules::Sese && rule4(n));
@@ -168,6 +171,7 @@ private:
 
     bool t1(NodeId n) {
         if (!succ_[n].count(n)) return false;
+        keep_neighbours(n);
         erase_edge(n, n);
         return true;
     }
@@ -175,12 +179,14 @@ private:
         if (n == entry_ || pred_[n].size() != 1) return false;
         const NodeId m = *pred_[n].begin();
         if (m == n) return false;
+        keep_neighbours(n);
         erase_edge(m, n);
         absorb(m, n);
         return true;
     }
     bool rule3(NodeId n) {
         if (!succ_[n].count(n) || succ_[n].size() != 2) return false;
+        keep_neighbours(n);
         erase_edge(n, n);
         return true;
     }
@@ -208,7 +214,9 @@ private:
         }
         if (join == n) return false;
         for (NodeId p : pred_[join])
-            if (p != n && !std::binary_search(branches.begin(), branches.end(), p)) return false;
+            if (p != n && std::find(branches.begin(), branches.end(), p) == branches.end())
+                return false;
+        keep_neighbours(n);
         for (NodeId b : branches) {
             erase_edge(n, b);
             erase_edge(b, join);
@@ -221,6 +229,7 @@ private:
     bool rule4(NodeId n) {
         for (NodeId s : succ_[n]) {
             if (s == n || !single(pred_[s], n) || !single(succ_[s], n)) continue;
+            keep_neighbours(n);
             erase_edge(n, s);
             erase_edge(s, n);
             live_[s] = false;

@@ -196,12 +196,10 @@ private:
     NodeBlock original_block(NodeId n, NodeId next) {
         const RNode& node = graph_.nodes[n];
         const ptx::BasicBlock& block = old_.blocks[node.block];
-        NodeBlock out{block.statements, ptx::transfer_of(old_, node.block)};
-        if (node.copy)
-            std::erase_if(out.statements, [](const ptx::Statement& s) {
-                return std::holds_alternative<ptx::Label>(s);
-            });
+        NodeBlock out{{}, ptx::transfer_of(old_, node.block)};
         ptx::Transfer& t = out.transfer;
+        // set_transfer() reads a switch's old brx.idx to keep its table.
+        out.statements = code_of(block, node.copy, t.kind != ptx::Transfer::Kind::Switch);
         switch (t.kind) {
         case ptx::Transfer::Kind::FallThrough:
             t.next = node.succ.front();
@@ -220,6 +218,24 @@ private:
             if (t.guard) t.next = node.succ.back();
             break;
         }
+        return out;
+    }
+
+    // A block's statements without its labels where `copy` (they label the original) and without
+    // its control transfer where `drop_transfer` and it ends the block (set_transfer() writes the
+    // new one at the end; one that a directive follows it replaces in place); with room for the
+    // label and the transfer set_transfer() may add.
+    static std::vector<ptx::Statement> code_of(const ptx::BasicBlock& block, bool copy,
+                                               bool drop_transfer) {
+        const auto& statements = block.statements;
+        const bool ends_in_transfer = drop_transfer && !statements.empty() &&
+                                      ptx::terminator_index(statements) == statements.size() - 1;
+        const size_t kept = statements.size() - (ends_in_transfer ? 1 : 0);
+        std::vector<ptx::Statement> out;
+        out.reserve(statements.size() + 2);
+        for (size_t i = 0; i < kept; ++i)
+            if (!(copy && std::holds_alternative<ptx::Label>(statements[i])))
+                out.push_back(statements[i]);
         return out;
     }
 
