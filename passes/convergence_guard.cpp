@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace cfr::passes {
 
 ConvergenceGuard::ConvergenceGuard(ModuleUnit& unit) : unit_(unit) {
@@ -28,13 +30,18 @@ void ConvergenceGuard::keep(const FunctionUnit& function, ptx::Cfg replaced) {
         }
 }
 
+bool ConvergenceGuard::keeps_code(const FunctionUnit& function) const {
+    return std::any_of(kept_.begin(), kept_.end(), [&](const Kept& kept) {
+        return kept.function == &function && !kept.has_code;
+    });
+}
+
 std::vector<std::string> ConvergenceGuard::undo_broken() {
     std::vector<std::string> undone;
     for (Kept& kept : kept_) {
         FunctionUnit& function = *kept.function;
         if (function.version() == kept.before.version) continue;
-        const ConvergentSites& after = unit_.convergent_sites(function);
-        const auto broken = convergence_broken(function, kept.sites, after);
+        const auto broken = convergence_broken(unit_, function, kept.sites);
         if (!broken) continue;
         CFR_INVARIANT(kept.has_code,
                       "a pass that rewrites a function under a convergence guard hands the guard "

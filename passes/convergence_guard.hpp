@@ -26,6 +26,9 @@ public:
     // to; of a function rewritten twice, the first rewrite's. A function without a convergent
     // operation needs none, and it is dropped.
     void keep(const FunctionUnit& function, ptx::Cfg replaced);
+    // Whether keep() would keep the code a rewrite of `function` replaces now; where not, the
+    // rewrite may take that code apart (restructure::emit's Replaced::Dropped).
+    bool keeps_code(const FunctionUnit& function) const;
 
     // After the pass's changes: each function the pass rewrote so that a convergent operation
     // gained a copy or a lane-dependent condition is as it was before the pass. One line per such

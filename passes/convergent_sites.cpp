@@ -29,10 +29,13 @@ bool holds_convergent(const FunctionUnit& function, const analysis::ConvergentCo
 }
 
 ConvergentSites find_convergent_sites(ModuleUnit& unit, FunctionUnit& function,
-                                      const analysis::ConvergentCode& code) {
+                                      const analysis::ConvergentCode& code, Conditions counted) {
     ConvergentSites sites;
     if (!holds_convergent(function, code)) return sites;
-    const auto* verdicts = unit.divergence().find(function.function().name);
+    // Without verdicts every condition counts.
+    const auto* verdicts = counted == Conditions::LaneDependent
+                               ? unit.divergence().find(function.function().name)
+                               : nullptr;
     const analysis::ControlDependence dependence(function.graph(), function.post_dominators());
     const ptx::Cfg& cfg = function.cfg();
     for (ptx::BlockId b = 0; b < cfg.blocks.size(); ++b) {

@@ -29,9 +29,14 @@ struct ConvergentSite {
 };
 using ConvergentSites = std::map<std::pair<std::string, uint32_t>, ConvergentSite>;
 
+// Which conditions a site counts: those the divergence analysis does not prove uniform, or
+// every one (a bound on them that needs no divergence analysis).
+enum class Conditions { LaneDependent, Every };
+
 bool holds_convergent(const FunctionUnit& function, const analysis::ConvergentCode& code);
 // Empty where the function holds no convergent operation.
 ConvergentSites find_convergent_sites(ModuleUnit& unit, FunctionUnit& function,
-                                      const analysis::ConvergentCode& code);
+                                      const analysis::ConvergentCode& code,
+                                      Conditions counted = Conditions::LaneDependent);
 
 } // namespace cfr::passes

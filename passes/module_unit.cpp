@@ -35,6 +35,12 @@ ptx::Cfg& FunctionUnit::mutable_code() {
     return cfg_;
 }
 
+ptx::Cfg& FunctionUnit::code_to_take() {
+    fill();
+    collect_taken_names();
+    return cfg_;
+}
+
 ptx::Cfg FunctionUnit::replace_cfg(ptx::Cfg cfg) {
     std::swap(mutable_cfg(), cfg);
     return cfg;
@@ -93,13 +99,17 @@ bool FunctionUnit::tail_structured() {
     return *tail_structured_;
 }
 
-std::string FunctionUnit::fresh_name(std::string_view prefix, const std::string& stem) {
+void FunctionUnit::collect_taken_names() {
     // A CFG handed out by mutable_cfg() may have changed: the names are collected again.
     if (!taken_ || taken_version_ != version_) {
         taken_.emplace();
         taken_->collect(*function_, cfg(), new_declarations_);
         taken_version_ = version_;
     }
+}
+
+std::string FunctionUnit::fresh_name(std::string_view prefix, const std::string& stem) {
+    collect_taken_names();
     // The counter never repeats and the stem ends before it, so no two fresh names are the same:
     // only the names the function already has are to be avoided.
     CFR_INVARIANT(stem.empty() || !std::isdigit(static_cast<unsigned char>(stem.back())),
@@ -219,6 +229,15 @@ const ConvergentSites& ModuleUnit::convergent_sites(FunctionUnit& function) {
     convergent_sites_.resize(functions_.size());
     return current(convergent_sites_[index],
                    [&] { return find_convergent_sites(*this, function, convergent_code()); });
+}
+
+const ConvergentSites& ModuleUnit::convergent_site_bounds(FunctionUnit& function) {
+    const auto index = static_cast<size_t>(&function - functions_.data());
+    CFR_INVARIANT(index < functions_.size(), "convergent sites are asked of the unit's functions");
+    convergent_site_bounds_.resize(functions_.size());
+    return current(convergent_site_bounds_[index], [&] {
+        return find_convergent_sites(*this, function, convergent_code(), Conditions::Every);
+    });
 }
 
 void ModuleUnit::declare_module_variable(ptx::Variable variable) {

@@ -64,6 +64,10 @@ public:
     // post-dominators, loops, structure) are kept; what reads the code (divergence, names) is
     // computed again.
     ptx::Cfg& mutable_code();
+    // The CFG for a rewrite that builds the next one from its code and drops the rest: statements
+    // may be moved out of it, and replace_cfg() follows before anything else reads the function.
+    // The names the code uses are collected first, so the names made meanwhile are fresh.
+    ptx::Cfg& code_to_take();
     bool changed() const { return changed_; }
     // A number for the code as it is: every change gives a number never used before, and
     // restore() gives back the number of the code it restores.
@@ -136,6 +140,8 @@ private:
     // A name not in use yet: prefix (kFreshRegister or kFreshLabel), stem and the next number
     // that makes it fresh.
     std::string fresh_name(std::string_view prefix, const std::string& stem);
+    // Collects the names the code uses where the code changed since they were last collected.
+    void collect_taken_names();
 };
 
 class ModuleUnit {
@@ -168,6 +174,9 @@ public:
     // lane-dependent conditions (convergent_sites.hpp), recomputed after any CFG changed: the
     // verifier and the convergence guard read the same.
     const ConvergentSites& convergent_sites(FunctionUnit& function);
+    // The same with every condition counted, lane-dependent or not: a bound on convergent_sites()
+    // that needs no divergence analysis.
+    const ConvergentSites& convergent_site_bounds(FunctionUnit& function);
 
     // Declares a module-scope variable (a .global counter array, say); write_back() puts it
     // before the module's first function.
@@ -192,7 +201,8 @@ private:
     };
     Computed<analysis::ModuleDivergence> divergence_;
     Computed<analysis::ConvergentCode> convergent_code_;
-    std::vector<Computed<ConvergentSites>> convergent_sites_; // per function
+    std::vector<Computed<ConvergentSites>> convergent_sites_;       // per function
+    std::vector<Computed<ConvergentSites>> convergent_site_bounds_; // per function
 
     std::vector<unsigned> versions() const;
     // `computed`'s value, computed again by `compute` where a function changed since.

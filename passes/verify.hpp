@@ -83,6 +83,11 @@ std::optional<Violation> check_round_trip(ModuleUnit& unit);
 std::optional<Violation> convergence_broken(const FunctionUnit& function,
                                             const ConvergentSites& before,
                                             const ConvergentSites& after);
+// The same for `function` as it is now, against its sites `before`: compared first with the
+// bounds (every condition counted), which need no divergence analysis and, where no site's bound
+// exceeds what it had before, decide alone; otherwise with the lane-dependent conditions.
+std::optional<Violation> convergence_broken(ModuleUnit& unit, FunctionUnit& function,
+                                            const ConvergentSites& before);
 
 // The first loop of the function that is not tail-controlled, as a message; "" when none.
 std::string tail_control_problem(FunctionUnit& function);

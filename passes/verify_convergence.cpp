@@ -32,6 +32,13 @@ std::optional<Violation> convergence_broken(const FunctionUnit& function,
     return std::nullopt;
 }
 
+std::optional<Violation> convergence_broken(ModuleUnit& unit, FunctionUnit& function,
+                                            const ConvergentSites& before) {
+    if (!convergence_broken(function, before, unit.convergent_site_bounds(function)))
+        return std::nullopt;
+    return convergence_broken(function, before, unit.convergent_sites(function));
+}
+
 void Verifier::record_convergent(ModuleUnit& unit) {
     auto& functions = unit.functions();
     for (size_t i = 0; i < functions.size() && i < before_.size(); ++i)
@@ -43,8 +50,7 @@ std::optional<Violation> Verifier::convergent_moved(ModuleUnit& unit) {
     auto& functions = unit.functions();
     for (size_t i = 0; i < functions.size() && i < before_.size(); ++i) {
         if (before_[i].convergent.empty() || !rewritten(functions[i], before_[i])) continue;
-        const ConvergentSites& after = unit.convergent_sites(functions[i]);
-        if (auto violation = convergence_broken(functions[i], before_[i].convergent, after))
+        if (auto violation = convergence_broken(unit, functions[i], before_[i].convergent))
             return violation;
     }
     return std::nullopt;

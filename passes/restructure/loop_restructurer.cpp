@@ -305,7 +305,10 @@ PassReport LoopRestructuringPass::run(ModuleUnit& unit) {
         const size_t edges = function.cfg().edges.size();
         const size_t instructions = instruction_count(function.cfg());
         lower_branches(graph, cascade_);
-        guard.keep(function, emit(graph, function));
+        if (guard.keeps_code(function))
+            guard.keep(function, emit(graph, function));
+        else
+            emit(graph, function, Replaced::Dropped);
         report.changed = true;
         report.count("loops restructured", static_cast<int64_t>(result.loops_restructured));
         report.count("predicates added", static_cast<int64_t>(result.variables_added));

@@ -576,7 +576,10 @@ public:
             note("constructs left uniform", result.constructs_left_uniform);
             if (!result.changed() && !restructure::latch_through_jump_block(graph, function.cfg()))
                 continue;
-            guard.keep(function, restructure::emit(graph, function));
+            if (guard.keeps_code(function))
+                guard.keep(function, restructure::emit(graph, function));
+            else
+                restructure::emit(graph, function, restructure::Replaced::Dropped);
             report.changed = true;
             note("functions restructured", 1);
             note("constructs restructured", result.constructs_restructured);

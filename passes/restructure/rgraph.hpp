@@ -169,6 +169,11 @@ void lower_branches(RGraph& graph, Cascade cascade);
 // were removed.
 size_t remove_superfluous_dummies(RGraph& graph);
 
+// What becomes of the code emit() replaces: the caller keeps it (a convergence guard may return
+// to it), so each block is copied; or the caller drops it, so a block's code moves into the last
+// node emitted from it.
+enum class Replaced { Kept, Dropped };
+
 // Writes the graph back into the function (through FunctionUnit::mutable_cfg(); write_back()
 // makes the body). Original blocks keep their statements and condition, with branch targets
 // rewritten to their new successors (a bra whose target became `exit` becomes a return, a
@@ -185,6 +190,6 @@ size_t remove_superfluous_dummies(RGraph& graph);
 // retreating edge, or else the edge that goes back in the layout, to a separate jump block), so
 // the parsed CFG has the graph's shape apart from jumps on edges that do not retreat. Returns the
 // CFG the emitted one replaces.
-ptx::Cfg emit(const RGraph& graph, passes::FunctionUnit& unit);
+ptx::Cfg emit(const RGraph& graph, passes::FunctionUnit& unit, Replaced replaced = Replaced::Kept);
 
 } // namespace cfr::restructure

@@ -21,8 +21,9 @@ using ptx::Operand;
 
 class Emitter {
 public:
-    Emitter(const RGraph& graph, passes::FunctionUnit& unit)
-        : graph_(graph), unit_(unit), old_(unit.cfg()) {
+    Emitter(const RGraph& graph, passes::FunctionUnit& unit, Replaced replaced)
+        : graph_(graph), unit_(unit), old_(unit.cfg()),
+          taken_(replaced == Replaced::Dropped ? &unit.code_to_take() : nullptr) {
         for (const auto& [from, to] : analysis::back_edges(graph.digraph(), graph.entry))
             back_edges_.insert({from, to});
         for (const ptx::Variable& declared : unit.new_declarations())
@@ -34,6 +35,12 @@ public:
         index_.assign(graph_.nodes.size(), UINT32_MAX);
         for (uint32_t i = 0; i < order_.size(); ++i)
             index_[order_[i]] = i;
+        old_transfers_ = ptx::transfers_of(old_); // read before any code moves
+        if (taken_) {
+            uses_left_.assign(old_.blocks.size(), 0);
+            for (const NodeId n : order_)
+                if (graph_.nodes[n].kind == NodeKind::Original) ++uses_left_[graph_.nodes[n].block];
+        }
         ptx::Cfg cfg;
         cfg.blocks.resize(order_.size());
         std::vector<ptx::Transfer> transfers; // over nodes
@@ -56,7 +63,10 @@ public:
 private:
     const RGraph& graph_;
     passes::FunctionUnit& unit_;
-    const ptx::Cfg& old_; // the unit's, read until run() replaces it
+    const ptx::Cfg& old_;             // the unit's, read until run() replaces it
+    ptx::Cfg* taken_;                 // the same, where its code may move out (Replaced::Dropped)
+    std::vector<uint32_t> uses_left_; // per old block, where taken_: the nodes yet to emit it
+    std::vector<ptx::Transfer> old_transfers_; // per old block: how it ends
     std::vector<NodeId> order_;
     ptx::Register predicate_;
     std::unordered_map<std::string, ptx::Register> variables_; // the graph's, by name
@@ -196,10 +206,12 @@ private:
     NodeBlock original_block(NodeId n, NodeId next) {
         const RNode& node = graph_.nodes[n];
         const ptx::BasicBlock& block = old_.blocks[node.block];
-        NodeBlock out{{}, ptx::transfer_of(old_, node.block)};
+        NodeBlock out{{}, old_transfers_[node.block]};
         ptx::Transfer& t = out.transfer;
+        const bool branch =
+            t.kind == ptx::Transfer::Kind::Jump && t.guard && original_branch(block);
         // set_transfer() reads a switch's old brx.idx to keep its table.
-        out.statements = code_of(block, node.copy, t.kind != ptx::Transfer::Kind::Switch);
+        out.statements = code_of(node.block, node.copy, t.kind != ptx::Transfer::Kind::Switch);
         switch (t.kind) {
         case ptx::Transfer::Kind::FallThrough:
             t.next = node.succ.front();
@@ -208,8 +220,7 @@ private:
             const bool left = t.target == old_.exit();
             t.target = node.succ.front();
             if (t.guard) t.next = node.succ.back();
-            if (t.guard && node.succ.size() == 2 && original_branch(block) && swapped(n, next))
-                t.invert();
+            if (branch && node.succ.size() == 2 && swapped(n, next)) t.invert();
             if ((t.target == graph_.exit) != left) t.uniform = false; // .uni of bra, not of ret
             break;
         }
@@ -224,18 +235,26 @@ private:
     // A block's statements without its labels where `copy` (they label the original) and without
     // its control transfer where `drop_transfer` and it ends the block (set_transfer() writes the
     // new one at the end; one that a directive follows it replaces in place); with room for the
-    // label and the transfer set_transfer() may add.
-    static std::vector<ptx::Statement> code_of(const ptx::BasicBlock& block, bool copy,
-                                               bool drop_transfer) {
-        const auto& statements = block.statements;
+    // label and the transfer set_transfer() may add. The last node emitted from a block of code
+    // the caller drops takes its statements instead of copying them.
+    std::vector<ptx::Statement> code_of(ptx::BlockId b, bool copy, bool drop_transfer) {
+        const auto& statements = old_.blocks[b].statements;
         const bool ends_in_transfer = drop_transfer && !statements.empty() &&
                                       ptx::terminator_index(statements) == statements.size() - 1;
+        const auto is_label = [](const ptx::Statement& s) {
+            return std::holds_alternative<ptx::Label>(s);
+        };
+        if (taken_ && --uses_left_[b] == 0) {
+            std::vector<ptx::Statement> out = std::move(taken_->blocks[b].statements);
+            if (ends_in_transfer) out.pop_back();
+            if (copy) std::erase_if(out, is_label);
+            return out;
+        }
         const size_t kept = statements.size() - (ends_in_transfer ? 1 : 0);
         std::vector<ptx::Statement> out;
         out.reserve(statements.size() + 2);
         for (size_t i = 0; i < kept; ++i)
-            if (!(copy && std::holds_alternative<ptx::Label>(statements[i])))
-                out.push_back(statements[i]);
+            if (!(copy && is_label(statements[i]))) out.push_back(statements[i]);
         return out;
     }
 
@@ -262,14 +281,14 @@ private:
 
 } // namespace
 
-ptx::Cfg emit(const RGraph& input, passes::FunctionUnit& unit) {
+ptx::Cfg emit(const RGraph& input, passes::FunctionUnit& unit, Replaced replaced) {
     const bool n_way = std::any_of(input.nodes.begin(), input.nodes.end(), [](const RNode& node) {
         return node.kind == NodeKind::Branch && node.succ.size() > 2;
     });
-    if (!n_way) return Emitter(input, unit).run();
+    if (!n_way) return Emitter(input, unit, replaced).run();
     RGraph graph = input;
     lower_branches(graph, Cascade::DepthFirst);
-    return Emitter(graph, unit).run();
+    return Emitter(graph, unit, replaced).run();
 }
 
 } // namespace cfr::restructure

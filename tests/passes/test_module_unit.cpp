@@ -1,6 +1,7 @@
 // The passes' view of a module: bodies moved into CFGs and given back without loss, and the
 // analyses a change of code keeps (mutable_code) or drops (mutable_cfg).
 #include "passes/module_unit.hpp"
+#include "passes/verify.hpp"
 #include "ptx/parser.hpp"
 
 #include <catch2/catch.hpp>
@@ -199,4 +200,56 @@ $L_done:
     const cfr::passes::ConvergentSites& after = unit.convergent_sites(function);
     REQUIRE(after.size() == 1);
     CHECK(after.begin()->second.copies == 2);
+}
+
+TEST_CASE("module unit: a convergent site's bound counts every condition, uniform or not; the "
+          "convergence check decides on the bounds, or on the exact counts where a bound grew") {
+    auto module = cfr::ptx::parse(R"(.version 8.0
+.target sm_75
+.address_size 64
+
+.visible .entry k(.param .u32 n)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<3>;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    setp.eq.u32 %p1, %r2, 0;
+    @%p1 bra $L_uniform;
+    bar.sync 0;
+$L_uniform:
+    setp.eq.u32 %p2, %r1, 0;
+    @%p2 bra $L_done;
+    bar.sync 1;
+$L_done:
+    ret;
+}
+)",
+                                  "bounds.ptx");
+    ModuleUnit unit(module);
+    auto& function = unit.functions().at(0);
+    const cfr::passes::ConvergentSites exact = unit.convergent_sites(function);
+    const cfr::passes::ConvergentSites bounds = unit.convergent_site_bounds(function);
+    const std::pair<std::string, uint32_t> under_uniform{"bar", 13}, under_divergent{"bar", 17};
+    REQUIRE(exact.size() == 2);
+    REQUIRE(bounds.size() == 2);
+    CHECK(exact.at(under_uniform).conditions == 0); // the branch on %ctaid.x is uniform
+    CHECK(bounds.at(under_uniform).conditions == 1);
+    CHECK(exact.at(under_divergent).conditions == 1);
+    CHECK(bounds.at(under_divergent).conditions == 1);
+    CHECK(bounds.at(under_uniform).copies == 1);
+
+    // Rewritten without a new condition: the bounds still exceed the uniform barrier's exact
+    // count, so the exact count decides, and finds nothing broken.
+    function.mutable_cfg();
+    CHECK_FALSE(cfr::passes::convergence_broken(unit, function, exact));
+    // Against sites recorded as bounds, the bounds decide alone, the same way.
+    CHECK_FALSE(cfr::passes::convergence_broken(unit, function, bounds));
+
+    // A copy of the barrier on the divergent path is found whichever count decides.
+    auto& statements = function.mutable_code().blocks.at(3).statements;
+    statements.insert(statements.begin(), statements.front());
+    const auto broken = cfr::passes::convergence_broken(unit, function, exact);
+    REQUIRE(broken);
+    CHECK_THAT(broken->detail, Catch::Contains("was copied"));
 }
