@@ -127,6 +127,7 @@ private:
     std::string promise_problem(FunctionUnit& function, Promise promise, bool rewritten,
                                 const FunctionState* state,
                                 const analysis::ConvergentCode* convergent) const;
+    void record_uniform_branches(ModuleUnit& unit);
     void record_convergent(ModuleUnit& unit);
     std::optional<Violation> convergent_moved(ModuleUnit& unit);
     std::optional<Violation> requirement_broken(ModuleUnit& unit, Condition condition) const;

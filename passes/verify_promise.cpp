@@ -129,14 +129,6 @@ bool unsupported_control(const FunctionUnit& function) {
 void Verifier::before(ModuleUnit& unit, Promise promise) {
     before_.clear();
     if (level_ == VerifyLevel::Off) return;
-    // Whether a function had a uniform branch matters only where it is not tail-structured.
-    auto& functions = unit.functions();
-    const analysis::ModuleDivergence* divergence =
-        promise == Promise::TailStructuredWhereDivergent &&
-                std::any_of(functions.begin(), functions.end(),
-                            [](FunctionUnit& f) { return !f.tail_structured(); })
-            ? &unit.divergence()
-            : nullptr;
     for (auto& function : unit.functions()) {
         FunctionState state;
         state.version = function.version();
@@ -144,9 +136,6 @@ void Verifier::before(ModuleUnit& unit, Promise promise) {
         state.declarations = function.new_declarations().size();
         switch (promise) {
         case Promise::TailStructuredWhereDivergent:
-            state.uniform_branch = divergence && !function.tail_structured() &&
-                                   has_uniform_branch(*divergence, function.function().name);
-            [[fallthrough]];
         case Promise::TailStructured:
             state.loops_tail_controlled = loops_problem(function).empty();
             break;
@@ -162,7 +151,23 @@ void Verifier::before(ModuleUnit& unit, Promise promise) {
         }
         before_.push_back(std::move(state));
     }
+    if (promise == Promise::TailStructuredWhereDivergent) record_uniform_branches(unit);
     record_convergent(unit);
+}
+
+// Whether a function had a uniform branch matters only where it is not tail-structured and its
+// loops are tail-controlled (promise_problem); the divergence analysis runs only if one is.
+void Verifier::record_uniform_branches(ModuleUnit& unit) {
+    auto& functions = unit.functions();
+    const auto asks = [&](size_t i) {
+        return before_[i].loops_tail_controlled && !functions[i].tail_structured();
+    };
+    const analysis::ModuleDivergence* divergence = nullptr;
+    for (size_t i = 0; i < functions.size(); ++i) {
+        if (!asks(i)) continue;
+        if (!divergence) divergence = &unit.divergence();
+        before_[i].uniform_branch = has_uniform_branch(*divergence, functions[i].function().name);
+    }
 }
 
 std::optional<Violation> Verifier::promise_broken(ModuleUnit& unit, Promise promise) {

@@ -544,6 +544,9 @@ class RestructureBranchesPass : public Pass {
 public:
     explicit RestructureBranchesPass(restructure::BranchOptions options) : options_(options) {}
 
+    // Every function's graph is restructured before any is emitted, so the divergence analysis,
+    // run at the first construct that asks whether it may diverge (if any does), reads the module
+    // as it was before the pass.
     PassReport run(ModuleUnit& unit) override {
         PassReport report;
         auto& functions = unit.functions();
@@ -552,48 +555,64 @@ public:
             to_restructure.push_back(!already_restructured(function));
         if (std::find(to_restructure.begin(), to_restructure.end(), 1) == to_restructure.end())
             return report;
-        const auto divergent_in =
-            options_.selective ? divergent_blocks(unit) : std::vector<std::vector<char>>{};
         ConvergenceGuard guard(unit);
+        std::optional<std::vector<std::vector<char>>> divergent_in;
+        std::vector<Restructured> restructured(functions.size());
         for (size_t i = 0; i < functions.size(); ++i) {
             if (!to_restructure[i]) continue;
             auto& function = functions[i];
-            auto graph = restructure::RGraph::from_function(function);
+            auto& graph = restructured[i].graph;
+            graph = restructure::RGraph::from_function(function);
             const auto divergent = [&](NodeId n) {
+                if (!options_.selective) return true;
+                if (!divergent_in) divergent_in = divergent_blocks(unit);
                 const ptx::BlockId block = graph.nodes[n].block;
-                return divergent_in.empty() || block >= divergent_in[i].size() ||
-                       divergent_in[i][block] != 0;
+                return block >= (*divergent_in)[i].size() || (*divergent_in)[i][block] != 0;
             };
             const auto fresh = [&](const std::string& stem) {
                 return function.new_register(ptx::Type::B32, stem).name;
             };
-            const auto result =
+            restructured[i].result =
                 restructure::restructure_branches(graph, options_, divergent, fresh);
-            const auto note = [&](const char* what, size_t n) {
-                if (n) report.count(what, static_cast<int64_t>(n));
-            };
-            note("loops not tail-controlled", result.loops_not_tail_controlled);
-            note("constructs left uniform", result.constructs_left_uniform);
-            if (!result.changed() && !restructure::latch_through_jump_block(graph, function.cfg()))
-                continue;
-            if (guard.keeps_code(function))
-                guard.keep(function, restructure::emit(graph, function));
-            else
-                restructure::emit(graph, function, restructure::Replaced::Dropped);
-            report.changed = true;
-            note("functions restructured", 1);
-            note("constructs restructured", result.constructs_restructured);
-            note("predicates added", result.predicates);
-            note("assignments added", graph.count(restructure::NodeKind::Assign));
-            note("branches added", graph.count(restructure::NodeKind::Branch));
-            note("dummies added", graph.count(restructure::NodeKind::Dummy));
         }
+        for (size_t i = 0; i < functions.size(); ++i)
+            if (to_restructure[i]) emit(functions[i], restructured[i], guard, report);
         report_undone(guard.undo_broken(), report);
         return report;
     }
 
 private:
     restructure::BranchOptions options_;
+
+    struct Restructured {
+        restructure::RGraph graph;
+        restructure::BranchReport result;
+    };
+
+    // Writes a restructured graph back into its function where the restructuring changed it, and
+    // reports what it did.
+    static void emit(FunctionUnit& function, const Restructured& restructured,
+                     ConvergenceGuard& guard, PassReport& report) {
+        const auto& [graph, result] = restructured;
+        const auto note = [&](const char* what, size_t n) {
+            if (n) report.count(what, static_cast<int64_t>(n));
+        };
+        note("loops not tail-controlled", result.loops_not_tail_controlled);
+        note("constructs left uniform", result.constructs_left_uniform);
+        if (!result.changed() && !restructure::latch_through_jump_block(graph, function.cfg()))
+            return;
+        if (guard.keeps_code(function))
+            guard.keep(function, restructure::emit(graph, function));
+        else
+            restructure::emit(graph, function, restructure::Replaced::Dropped);
+        report.changed = true;
+        note("functions restructured", 1);
+        note("constructs restructured", result.constructs_restructured);
+        note("predicates added", result.predicates);
+        note("assignments added", graph.count(restructure::NodeKind::Assign));
+        note("branches added", graph.count(restructure::NodeKind::Branch));
+        note("dummies added", graph.count(restructure::NodeKind::Dummy));
+    }
 };
 
 } // namespace
