@@ -34,7 +34,7 @@ std::string loop_shape_problem(const analysis::Loop& loop) {
 // The first loop that is not tail-controlled in the restructuring's view of the function, where
 // a jump block is no node (rgraph.hpp: `L: ... @p bra X; bra L;` is a self-loop of L).
 std::string restructuring_loops_problem(FunctionUnit& function) {
-    const auto graph = restructure::RGraph::from_function(function);
+    const auto graph = restructure::RGraph::shape_of(function.cfg());
     for (const auto& loop : analysis::loop_nest(graph.digraph(), graph.entry).loops)
         if (auto problem = loop_shape_problem(loop); !problem.empty()) {
             const auto& header = graph.nodes[loop.header];

@@ -192,9 +192,9 @@ void replace_edges(Cfg& cfg, BlockId b, const Transfer& t) {
         for_each_transfer_edge(t, b, cfg.exit(), [&](const CfgEdge& e) { *first++ = e; });
         return;
     }
-    const std::vector<CfgEdge> edges = transfer_edges(t, b, cfg.exit());
-    first = cfg.edges.erase(first, last);
-    cfg.edges.insert(first, edges.begin(), edges.end());
+    auto at = cfg.edges.erase(first, last) - cfg.edges.begin();
+    for_each_transfer_edge(
+        t, b, cfg.exit(), [&](const CfgEdge& e) { cfg.edges.insert(cfg.edges.begin() + at++, e); });
 }
 
 // Whether every block `t` names is at most `last` (without building its list of successors).

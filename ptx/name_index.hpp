@@ -58,16 +58,31 @@ private:
     std::vector<Slot> slots_; // a power of two, at most half full
     size_t size_ = 0;
 
+    static uint64_t mix(uint64_t a, uint64_t b) {
+        const unsigned __int128 product = static_cast<unsigned __int128>(a) * b;
+        return static_cast<uint64_t>(product) ^ static_cast<uint64_t>(product >> 64);
+    }
+    static uint64_t word(const unsigned char* p) {
+        uint64_t w;
+        std::memcpy(&w, p, 8);
+        return w;
+    }
     // Names of registers and labels are short: up to 16 bytes are read as two overlapping words
-    // and mixed by one 128-bit multiplication; longer names take the library's hash.
+    // and mixed by one 128-bit multiplication, up to 32 as four words by two; longer names take
+    // the library's hash.
     static size_t hash(std::string_view name) {
         const auto* p = reinterpret_cast<const unsigned char*>(name.data());
         const size_t n = name.size();
-        if (n > 16) return std::hash<std::string_view>{}(name);
+        if (n > 32) return std::hash<std::string_view>{}(name);
+        if (n > 16)
+            return static_cast<size_t>(
+                mix(word(p) ^ 0xa0761d6478bd642fULL, word(p + 8) ^ n ^ 0xe7037ed1a0b428dbULL) ^
+                mix(word(p + n - 16) ^ 0x8ebc6af09c88c6e3ULL,
+                    word(p + n - 8) ^ 0x589965cc75374cc3ULL));
         uint64_t a = 0, b = 0;
         if (n >= 8) {
-            std::memcpy(&a, p, 8);
-            std::memcpy(&b, p + n - 8, 8);
+            a = word(p);
+            b = word(p + n - 8);
         } else if (n >= 4) {
             uint32_t x = 0, y = 0;
             std::memcpy(&x, p, 4);
@@ -77,11 +92,7 @@ private:
         } else if (n > 0) {
             a = (uint64_t{p[0]} << 16) | (uint64_t{p[n / 2]} << 8) | p[n - 1];
         }
-        const unsigned __int128 product =
-            static_cast<unsigned __int128>(a ^ 0xa0761d6478bd642fULL) *
-            (b ^ n ^ 0xe7037ed1a0b428dbULL);
-        return static_cast<size_t>(static_cast<uint64_t>(product) ^
-                                   static_cast<uint64_t>(product >> 64));
+        return static_cast<size_t>(mix(a ^ 0xa0761d6478bd642fULL, b ^ n ^ 0xe7037ed1a0b428dbULL));
     }
     // The slot that holds `name`, or the free one where it would go.
     static size_t index_of(const std::vector<Slot>& slots, std::string_view name) {

@@ -523,7 +523,7 @@ bool already_restructured(FunctionUnit& function) {
     const auto& loops = function.loops().loops;
     if (!std::all_of(loops.begin(), loops.end(), restructure::tail_controlled)) return false;
     return !has_multiway_branch(function.edges()) ||
-           !restructure::repeats_multiway_target(restructure::RGraph::from_function(function));
+           !restructure::repeats_multiway_target(restructure::RGraph::shape_of(function.cfg()));
 }
 
 // Per block of each function: whether its branch may diverge (a branch without a verdict may),

@@ -12,12 +12,7 @@ namespace cfr::restructure {
 
 RGraph RGraph::from_function(passes::FunctionUnit& unit) {
     const ptx::Cfg& cfg = unit.cfg();
-    RGraph graph;
-    graph.nodes.resize(cfg.blocks.size() + 1);
-    for (ptx::BlockId b = 0; b < cfg.blocks.size(); ++b) {
-        graph.nodes[b].kind = NodeKind::Original;
-        graph.nodes[b].block = b;
-    }
+    RGraph graph = shape_of(cfg);
     for (const ptx::BasicBlock& block : cfg.blocks)
         graph.block_copyable.push_back(
             std::none_of(block.statements.begin(), block.statements.end(), [](const auto& s) {
@@ -30,6 +25,16 @@ RGraph RGraph::from_function(passes::FunctionUnit& unit) {
             if (!convergent && ptx::properties(in).convergent()) convergent = &in;
         });
         graph.block_convergent.push_back(convergent);
+    }
+    return graph;
+}
+
+RGraph RGraph::shape_of(const ptx::Cfg& cfg) {
+    RGraph graph;
+    graph.nodes.resize(cfg.blocks.size() + 1);
+    for (ptx::BlockId b = 0; b < cfg.blocks.size(); ++b) {
+        graph.nodes[b].kind = NodeKind::Original;
+        graph.nodes[b].block = b;
     }
     graph.exit = cfg.exit();
     graph.nodes[graph.exit].kind = NodeKind::Exit;

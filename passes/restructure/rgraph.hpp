@@ -94,6 +94,9 @@ public:
     // Builds the graph of a function's current CFG. Nodes 0..blocks-1 are the Original blocks in
     // their order, then the Exit node.
     static RGraph from_function(passes::FunctionUnit& unit);
+    // The same nodes and edges without the block facts below (left empty, which would let a
+    // restructuring copy any block): for questions about the graph's shape alone, as its loops.
+    static RGraph shape_of(const ptx::Cfg& cfg);
 
     std::vector<RNode> nodes;
     NodeId entry = 0;

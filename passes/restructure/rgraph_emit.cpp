@@ -43,6 +43,7 @@ public:
         }
         ptx::Cfg cfg;
         cfg.blocks.resize(order_.size());
+        cfg.edges.reserve(2 * order_.size());
         std::vector<ptx::Transfer> transfers; // over nodes
         transfers.reserve(order_.size());
         for (uint32_t i = 0; i < order_.size(); ++i) {
