@@ -242,7 +242,8 @@ std::optional<std::string> cfg_problem(const ptx::Cfg& cfg, const Labels& labels
 // the module's variables and functions, and its labels.
 class Names {
 public:
-    Names(ModuleUnit& unit, const FunctionUnit& function) {
+    Names(ModuleUnit& unit, const FunctionUnit& function)
+        : others_(function.cfg().blocks.size() + unit.module().items.size()) {
         const ptx::Function& f = function.function();
         if (f.register_count <= kMostRegistersByNumber) by_number_.resize(f.register_count);
         for (const auto& v : f.returns)
@@ -257,7 +258,8 @@ public:
             declare(v);
         for (const auto& item : unit.module().items) {
             if (const auto* v = std::get_if<ptx::Variable>(&item)) declare(*v);
-            if (const auto* other = std::get_if<ptx::Function>(&item)) others_.insert(other->name);
+            if (const auto* other = std::get_if<ptx::Function>(&item))
+                others_.assign(other->name, 0);
         }
     }
 
@@ -272,7 +274,7 @@ public:
     }
 
     bool declared(std::string_view name) const {
-        return variable(name) != nullptr || others_.count(name) != 0;
+        return variable(name) != nullptr || others_.find(name) != nullptr;
     }
 
     // The declaration of register `number` where it declares `name` under that number; nullptr
@@ -294,7 +296,7 @@ public:
 private:
     std::unordered_map<std::string_view, const ptx::Variable*> exact_;
     std::unordered_map<std::string_view, const ptx::Variable*> ranges_; // prefix: widest range
-    std::unordered_set<std::string_view> others_;                       // functions and labels
+    ptx::NameIndex others_;                                             // functions and labels
     std::unordered_set<std::string_view> repeated_;
     // Per register number, its declaration (empty for a function of more registers than this).
     static constexpr ptx::RegisterId kMostRegistersByNumber = 1 << 20;
@@ -321,7 +323,7 @@ private:
     void declare_all(const std::vector<ptx::Statement>& statements) {
         for (const auto& s : statements) {
             if (const auto* v = ptx::variable_of(s)) declare(*v);
-            if (const auto* l = std::get_if<ptx::Label>(&s)) others_.insert(l->name);
+            if (const auto* l = std::get_if<ptx::Label>(&s)) others_.assign(l->name, 0);
             if (const auto* scope = std::get_if<ptx::Scope>(&s)) declare_all(scope->statements);
         }
     }
