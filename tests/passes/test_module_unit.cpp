@@ -43,6 +43,21 @@ const cfr::ptx::Function& function_named(const cfr::ptx::Module& module, const s
     throw;
 }
 
+// A module of one kernel `k` whose body (after its register declarations) is `code`: the
+// body's first line is line 9.
+cfr::ptx::Module kernel_k(const std::string& code) {
+    return cfr::ptx::parse(R"(.version 8.0
+.target sm_75
+.address_size 64
+
+.visible .entry k(.param .u32 n)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<3>;
+)" + code + "}\n",
+                           "k.ptx");
+}
+
 } // namespace
 
 TEST_CASE("module unit: bodies move into the CFGs and come back as they were") {
@@ -167,23 +182,13 @@ $L__cfr_b6:
 }
 
 TEST_CASE("module unit: a function's convergent sites are kept until its code changes") {
-    auto module = cfr::ptx::parse(R"(.version 8.0
-.target sm_75
-.address_size 64
-
-.visible .entry k(.param .u32 n)
-{
-    .reg .pred %p<2>;
-    .reg .b32 %r<3>;
-    mov.u32 %r1, %tid.x;
+    auto module = kernel_k(R"(    mov.u32 %r1, %tid.x;
     setp.eq.u32 %p1, %r1, 0;
     @%p1 bra $L_done;
     bar.sync 0;
 $L_done:
     ret;
-}
-)",
-                                  "sites.ptx");
+)");
     ModuleUnit unit(module);
     auto& function = unit.functions().at(0);
     const cfr::passes::ConvergentSites& first = unit.convergent_sites(function);
@@ -204,15 +209,7 @@ $L_done:
 
 TEST_CASE("module unit: a convergent site's bound counts every condition, uniform or not; the "
           "convergence check decides on the bounds, or on the exact counts where a bound grew") {
-    auto module = cfr::ptx::parse(R"(.version 8.0
-.target sm_75
-.address_size 64
-
-.visible .entry k(.param .u32 n)
-{
-    .reg .pred %p<3>;
-    .reg .b32 %r<3>;
-    mov.u32 %r1, %tid.x;
+    auto module = kernel_k(R"(    mov.u32 %r1, %tid.x;
     mov.u32 %r2, %ctaid.x;
     setp.eq.u32 %p1, %r2, 0;
     @%p1 bra $L_uniform;
@@ -223,9 +220,7 @@ $L_uniform:
     bar.sync 1;
 $L_done:
     ret;
-}
-)",
-                                  "bounds.ptx");
+)");
     ModuleUnit unit(module);
     auto& function = unit.functions().at(0);
     const cfr::passes::ConvergentSites exact = unit.convergent_sites(function);
