@@ -53,6 +53,14 @@ RGraph RGraph::shape_of(const ptx::Cfg& cfg) {
     return graph;
 }
 
+bool adds_only_jumps(const RGraph& graph) {
+    return std::all_of(graph.nodes.begin(), graph.nodes.end(), [](const RNode& node) {
+        return node.kind == NodeKind::Original
+                   ? !node.copy
+                   : node.kind == NodeKind::Exit || node.kind == NodeKind::Dummy;
+    });
+}
+
 bool is_jump_block(const ptx::BasicBlock& block) {
     if (block.statements.size() != 1) return false;
     const auto* in = std::get_if<ptx::Instruction>(&block.statements.front());

@@ -128,6 +128,11 @@ public:
     size_t count(NodeKind kind) const;
 };
 
+// Whether the graph differs from its function's CFG by Dummy nodes alone (jumps): no block
+// copied, no assignment or branch added. Emitting it keeps every block under the conditions it
+// had (a jump on an edge decides nothing) and copies nothing.
+bool adds_only_jumps(const RGraph& graph);
+
 // A block without a label whose only statement is an unguarded bra (see "Jump blocks" above).
 bool is_jump_block(const ptx::BasicBlock& block);
 

@@ -579,3 +579,25 @@ TEST_CASE("a chain of a thousand constructs is restructured in a stack that does
     CHECK(report.predicates == kConstructs);
     CHECK(tail_structured(g));
 }
+
+TEST_CASE("a restructuring that only joins exit paths adds only jumps; one that predicates or "
+          "copies does not",
+          "[restructure-branches]") {
+    // 0 b, 1 B0 with an inner if-then 3 whose join is the continuation point 5, 2 B1, 6 exit:
+    // B0's two exit paths to 5 meet in a join of their own.
+    auto joined = rgraph(7, {{0, 1}, {0, 2}, {1, 3}, {1, 5}, {3, 5}, {2, 5}, {5, 6}});
+    CHECK(cfr::restructure::adds_only_jumps(joined)); // nothing added yet
+    const auto r = run(joined);
+    CHECK(r.joins >= 1);
+    CHECK(r.predicates == 0);
+    CHECK(joined.count(NodeKind::Dummy) >= 1);
+    CHECK(cfr::restructure::adds_only_jumps(joined));
+
+    auto predicated = rgraph(6, {{0, 2}, {0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}, {4, 5}});
+    run(predicated);
+    CHECK_FALSE(cfr::restructure::adds_only_jumps(predicated)); // assignments and a branch
+
+    auto copied = rgraph(3, {{0, 1}, {1, 2}});
+    copied.nodes[1].copy = true;
+    CHECK_FALSE(cfr::restructure::adds_only_jumps(copied));
+}
