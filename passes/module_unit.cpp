@@ -224,19 +224,21 @@ const analysis::ConvergentCode& ModuleUnit::convergent_code() {
 }
 
 const ConvergentSites& ModuleUnit::convergent_sites(FunctionUnit& function) {
-    const auto index = static_cast<size_t>(&function - functions_.data());
-    CFR_INVARIANT(index < functions_.size(), "convergent sites are asked of the unit's functions");
-    convergent_sites_.resize(functions_.size());
-    return current(convergent_sites_[index],
-                   [&] { return find_convergent_sites(*this, function, convergent_code()); });
+    return sites_of(function, Conditions::LaneDependent);
 }
 
 const ConvergentSites& ModuleUnit::convergent_site_bounds(FunctionUnit& function) {
+    return sites_of(function, Conditions::Every);
+}
+
+const ConvergentSites& ModuleUnit::sites_of(FunctionUnit& function, Conditions counted) {
     const auto index = static_cast<size_t>(&function - functions_.data());
     CFR_INVARIANT(index < functions_.size(), "convergent sites are asked of the unit's functions");
-    convergent_site_bounds_.resize(functions_.size());
-    return current(convergent_site_bounds_[index], [&] {
-        return find_convergent_sites(*this, function, convergent_code(), Conditions::Every);
+    auto& computed =
+        counted == Conditions::LaneDependent ? convergent_sites_ : convergent_site_bounds_;
+    computed.resize(functions_.size());
+    return current(computed[index], [&] {
+        return find_convergent_sites(*this, function, convergent_code(), counted);
     });
 }
 

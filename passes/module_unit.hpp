@@ -205,6 +205,8 @@ private:
     std::vector<Computed<ConvergentSites>> convergent_site_bounds_; // per function
 
     std::vector<unsigned> versions() const;
+    // convergent_sites() or convergent_site_bounds(), as `counted` says.
+    const ConvergentSites& sites_of(FunctionUnit& function, Conditions counted);
     // `computed`'s value, computed again by `compute` where a function changed since.
     template <typename T, typename Compute>
     const T& current(Computed<T>& computed, Compute compute);

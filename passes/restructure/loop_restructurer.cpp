@@ -305,10 +305,7 @@ PassReport LoopRestructuringPass::run(ModuleUnit& unit) {
         const size_t edges = function.cfg().edges.size();
         const size_t instructions = instruction_count(function.cfg());
         lower_branches(graph, cascade_);
-        if (guard.keeps_code(function))
-            guard.keep(function, emit(graph, function));
-        else
-            emit(graph, function, Replaced::Dropped);
+        emit(graph, function, guard);
         report.changed = true;
         report.count("loops restructured", static_cast<int64_t>(result.loops_restructured));
         report.count("predicates added", static_cast<int64_t>(result.variables_added));

@@ -601,12 +601,7 @@ private:
         note("constructs left uniform", result.constructs_left_uniform);
         if (!result.changed() && !restructure::latch_through_jump_block(graph, function.cfg()))
             return;
-        // Where the restructuring added only jumps, every convergent operation keeps its lanes
-        // and the guard will not return to the code: it is taken, not copied.
-        if (guard.keeps_code(function) && !restructure::adds_only_jumps(graph))
-            guard.keep(function, restructure::emit(graph, function));
-        else
-            restructure::emit(graph, function, restructure::Replaced::Dropped);
+        restructure::emit(graph, function, guard);
         report.changed = true;
         note("functions restructured", 1);
         note("constructs restructured", result.constructs_restructured);

@@ -55,8 +55,9 @@
 #include <vector>
 
 namespace cfr::passes {
+class ConvergenceGuard;
 class FunctionUnit;
-}
+} // namespace cfr::passes
 
 namespace cfr::restructure {
 
@@ -199,5 +200,9 @@ enum class Replaced { Kept, Dropped };
 // the parsed CFG has the graph's shape apart from jumps on edges that do not retreat. Returns the
 // CFG the emitted one replaces.
 ptx::Cfg emit(const RGraph& graph, passes::FunctionUnit& unit, Replaced replaced = Replaced::Kept);
+// emit() under a convergence guard: the replaced code is copied for the guard where it keeps the
+// function's code, unless the graph adds only jumps (then every convergent operation keeps its
+// lanes and the guard will not return to the code); taken otherwise.
+void emit(const RGraph& graph, passes::FunctionUnit& unit, passes::ConvergenceGuard& guard);
 
 } // namespace cfr::restructure

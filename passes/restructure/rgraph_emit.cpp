@@ -1,5 +1,6 @@
 // RGraph -> PTX statements: see emit() in rgraph.hpp.
 #include "passes/analysis/loops.hpp"
+#include "passes/convergence_guard.hpp"
 #include "passes/module_unit.hpp"
 #include "passes/restructure/rgraph.hpp"
 #include "ptx/control_edit.hpp"
@@ -290,6 +291,13 @@ ptx::Cfg emit(const RGraph& input, passes::FunctionUnit& unit, Replaced replaced
     RGraph graph = input;
     lower_branches(graph, Cascade::DepthFirst);
     return Emitter(graph, unit, replaced).run();
+}
+
+void emit(const RGraph& graph, passes::FunctionUnit& unit, passes::ConvergenceGuard& guard) {
+    if (guard.keeps_code(unit) && !adds_only_jumps(graph))
+        guard.keep(unit, emit(graph, unit));
+    else
+        emit(graph, unit, Replaced::Dropped);
 }
 
 } // namespace cfr::restructure
