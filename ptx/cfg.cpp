@@ -110,69 +110,76 @@ const Instruction* last_transfer(Statements statements) {
     return at ? &std::get<Instruction>(statements[*at]) : nullptr;
 }
 
-// Where each block of a body begins: an index into the body per block, in order. Throws
-// CfgError for a nested scope with control flow.
-std::vector<size_t> block_starts(const Function& function) {
+// A body read once for its CFG: where each block begins and where its control transfer stands
+// (an index into the body per block), and the labels that name blocks and branch tables.
+struct BodyPlan {
+    static constexpr size_t kNoTerminator = SIZE_MAX;
+
+    std::vector<size_t> starts{0};
+    std::vector<size_t> terminators{kNoTerminator};
+    std::vector<std::pair<std::string_view, BlockId>> block_labels;
+    std::unordered_map<std::string, BranchTable> tables;
+
+    BlockId current() const { return static_cast<BlockId>(starts.size() - 1); }
+    void begin_block(size_t at) {
+        starts.push_back(at);
+        terminators.push_back(kNoTerminator);
+    }
+};
+
+// Reads a body's blocks in one walk. Throws CfgError for a nested scope with control flow.
+BodyPlan plan_body(const Function& function) {
     const std::vector<Statement>& body = *function.body;
     std::optional<std::unordered_set<std::string>> targets; // collected at the first nested scope
-    std::vector<size_t> starts{0};
+    BodyPlan plan;
     bool only_labels = true; // the current block holds nothing but labels so far
     bool terminated = false; // the current block has its control transfer
     for (size_t i = 0; i < body.size(); ++i) {
         const Statement& s = body[i];
-        if (is_table_label(body, i)) {
-            ++i;
-            only_labels = false;
+        if (const auto* label = std::get_if<Label>(&s)) {
+            if (is_table_label(body, i)) {
+                if (auto table = branch_table_at(body, i))
+                    plan.tables.emplace(label->name, std::move(*table));
+                ++i; // the table's directive
+                only_labels = false;
+                continue;
+            }
+            if (!only_labels) {
+                plan.begin_block(i);
+                only_labels = true;
+                terminated = false;
+            }
+            plan.block_labels.emplace_back(label->name, plan.current());
             continue;
         }
-        const bool label = std::holds_alternative<Label>(s);
         const auto* instruction = std::get_if<Instruction>(&s);
         const auto* scope = std::get_if<Scope>(&s);
-        if ((label && !only_labels) || ((instruction || scope) && terminated)) {
-            starts.push_back(i);
-            only_labels = true;
+        if ((instruction || scope) && terminated) {
+            plan.begin_block(i);
             terminated = false;
         }
+        only_labels = false;
         if (scope && !targets) collect_targets(body, targets.emplace());
         if (scope && has_control_flow(scope->statements, *targets))
             throw CfgError(where(function, scope->loc) +
                            ": a nested { } scope with labels or branches has no CFG");
-        if (!label) only_labels = false;
-        if (instruction && transfers_control(*instruction)) terminated = true;
-    }
-    return starts;
-}
-
-// The statements of each block, viewed in the body.
-std::vector<Statements> block_views(const std::vector<Statement>& body,
-                                    const std::vector<size_t>& starts) {
-    std::vector<Statements> views;
-    for (size_t b = 0; b < starts.size(); ++b) {
-        const size_t end = b + 1 < starts.size() ? starts[b + 1] : body.size();
-        views.emplace_back(body.data() + starts[b], end - starts[b]);
-    }
-    return views;
-}
-
-// The edges of blocks whose statements are `blocks`. Throws CfgError for a branch to a label
-// that no block defines and for brx.idx without targets.
-std::vector<CfgEdge> block_edges(const Function& function, const std::vector<Statements>& blocks) {
-    NameIndex block_of(blocks.size());
-    std::unordered_map<std::string, BranchTable> tables;
-    for (BlockId b = 0; b < blocks.size(); ++b) {
-        const Statements statements = blocks[b];
-        for (size_t i = 0; i < statements.size(); ++i) {
-            const auto* l = std::get_if<Label>(&statements[i]);
-            if (!l) continue;
-            if (auto table = branch_table_at(statements, i))
-                tables.emplace(l->name, std::move(*table));
-            else if (!is_table_label(statements, i))
-                block_of.assign(l->name, b);
+        if (instruction && transfers_control(*instruction)) {
+            terminated = true;
+            plan.terminators.back() = i;
         }
     }
+    return plan;
+}
+
+// The edges of the blocks of a body's plan. Throws CfgError for a branch to a label that no block
+// defines and for brx.idx without targets.
+std::vector<CfgEdge> block_edges(const Function& function, const BodyPlan& plan) {
+    NameIndex block_of(plan.block_labels.size());
+    for (const auto& [name, block] : plan.block_labels)
+        block_of.assign(name, block);
     const auto find_table = [&](const std::string& name) -> const BranchTable* {
-        const auto it = tables.find(name);
-        return it == tables.end() ? nullptr : &it->second;
+        const auto it = plan.tables.find(name);
+        return it == plan.tables.end() ? nullptr : &it->second;
     };
     auto resolve = [&](const std::string& name, const SourceLoc& loc) {
         const uint32_t* block = block_of.find(name);
@@ -181,14 +188,16 @@ std::vector<CfgEdge> block_edges(const Function& function, const std::vector<Sta
     };
 
     std::vector<CfgEdge> edges;
-    const auto exit = static_cast<BlockId>(blocks.size());
-    for (BlockId b = 0; b < blocks.size(); ++b) {
-        const BlockId next = b + 1 < blocks.size() ? b + 1 : exit;
-        const Instruction* t = last_transfer(blocks[b]);
-        if (!t) {
+    const size_t blocks = plan.starts.size();
+    edges.reserve(blocks + blocks / 2);
+    const auto exit = static_cast<BlockId>(blocks);
+    for (BlockId b = 0; b < blocks; ++b) {
+        const BlockId next = b + 1 < blocks ? b + 1 : exit;
+        if (plan.terminators[b] == BodyPlan::kNoTerminator) {
             edges.push_back({b, next, EdgeKind::FallThrough});
             continue;
         }
+        const auto* t = &std::get<Instruction>((*function.body)[plan.terminators[b]]);
         switch (t->control()) {
         case ControlKind::Branch:
             if (t->operands.empty())
@@ -258,10 +267,11 @@ Digraph Cfg::graph() const {
 
 Cfg plan_cfg(const Function& function, std::vector<size_t>& starts) {
     if (!function.body) throw CfgError(where(function, function.loc) + ": has no body");
-    starts = block_starts(function);
+    BodyPlan plan = plan_body(function);
     Cfg cfg;
-    cfg.edges = block_edges(function, block_views(*function.body, starts));
-    cfg.blocks.resize(starts.size());
+    cfg.edges = block_edges(function, plan);
+    cfg.blocks.resize(plan.starts.size());
+    starts = std::move(plan.starts);
     return cfg;
 }
 

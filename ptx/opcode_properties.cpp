@@ -261,9 +261,7 @@ bool has_variant(Opcode op) {
 
 } // namespace
 
-const OpcodeProperties& properties(Opcode op) {
-    return kRows[std::size_t(op)];
-}
+constinit const OpcodeProperties* const detail::opcode_rows = kRows.data();
 
 const OpcodeProperties& properties(const Instruction& instruction) {
     const OpcodeProperties* row = &properties(instruction.opcode);

@@ -11,6 +11,7 @@
 #include "ptx/ir.hpp"
 #include "ptx/opcode.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -91,8 +92,14 @@ struct OpcodeProperties {
     bool writes_memory() const { return memory == Memory::Write || memory == Memory::ReadWrite; }
 };
 
+namespace detail {
+extern const OpcodeProperties* const opcode_rows; // the table, one row per Opcode in its order
+} // namespace detail
+
 // The opcode's row; the worst case for Opcode::Unknown.
-const OpcodeProperties& properties(Opcode op);
+inline const OpcodeProperties& properties(Opcode op) {
+    return detail::opcode_rows[static_cast<std::size_t>(op)];
+}
 // The instruction's: its opcode's spelling resolved through the table once, then its variant and
 // the `.aligned` and `.cc` rules applied.
 const OpcodeProperties& properties(const Instruction& instruction);
