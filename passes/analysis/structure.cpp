@@ -108,8 +108,7 @@ private:
     Rules rules_;
     std::vector<char> queued_;
     std::vector<NodeId> work_;
-    std::vector<NodeId> neighbours_; // of the node step() works on
-    std::vector<NodeId> branches_;   // of the node rule2() works on
+    std::vector<NodeId> branches_; // of the node rule2() works on
 
     void push(NodeId v) {
         if (!queued_[v]) {
@@ -151,54 +150,53 @@ private:
     }
     bool single(const NodeSet& s, NodeId v) const { return s.size() == 1 && *s.begin() == v; }
 
-    // A rule that applies at n calls this before it changes an edge: the nodes around n are
-    // touched once it has.
-    void keep_neighbours(NodeId n) {
-        neighbours_.assign(pred_[n].begin(), pred_[n].end());
-        neighbours_.insert(neighbours_.end(), succ_[n].begin(), succ_[n].end());
-    }
-
+    // A rule applied at n leaves one node (n, or for T2 n's predecessor) with the edges of the
+    // nodes it absorbed: the nodes whose rules read those edges are that node's neighbourhood
+    // afterwards, which touch() queues. Where that missed one, run()'s final sweep would find it.
     bool step(NodeId n) {
-        const bool applied = rules_ == Rules::T1T2
-                                 ? t1(n) || t2(n)
-                                 : rule3(n) || rule2(n) || (rules_ == Rules::Sese && rule4(n));
-        if (!applied) return false;
-        touch(n);
-        for (NodeId v : neighbours_)
-            if (live_[v]) touch(v); // touching a node twice queues it once
+        const NodeId changed = apply_rule(n);
+        if (changed == kNone) return false;
+        touch(changed);
         return true;
+    }
+    NodeId apply_rule(NodeId n) {
+        if (rules_ == Rules::T1T2) {
+            const NodeId changed = t1(n);
+            return changed != kNone ? changed : t2(n);
+        }
+        if (const NodeId changed = rule3(n); changed != kNone) return changed;
+        if (const NodeId changed = rule2(n); changed != kNone) return changed;
+        return rules_ == Rules::Sese ? rule4(n) : kNone;
     }
 
-    bool t1(NodeId n) {
-        if (!succ_[n].count(n)) return false;
-        keep_neighbours(n);
+    // Each rule returns the node whose edges it changed, or kNone where it does not apply at n.
+    NodeId t1(NodeId n) {
+        if (!succ_[n].count(n)) return kNone;
         erase_edge(n, n);
-        return true;
+        return n;
     }
-    bool t2(NodeId n) {
-        if (n == entry_ || pred_[n].size() != 1) return false;
+    NodeId t2(NodeId n) {
+        if (n == entry_ || pred_[n].size() != 1) return kNone;
         const NodeId m = *pred_[n].begin();
-        if (m == n) return false;
-        keep_neighbours(n);
+        if (m == n) return kNone;
         erase_edge(m, n);
         absorb(m, n);
-        return true;
+        return m;
     }
-    bool rule3(NodeId n) {
-        if (!succ_[n].count(n) || succ_[n].size() != 2) return false;
-        keep_neighbours(n);
+    NodeId rule3(NodeId n) {
+        if (!succ_[n].count(n) || succ_[n].size() != 2) return kNone;
         erase_edge(n, n);
-        return true;
+        return n;
     }
     // Rule 2; with no branch nodes it is rule 1.
-    bool rule2(NodeId n) {
+    NodeId rule2(NodeId n) {
         const NodeSet& out = succ_[n];
-        if (out.empty() || out.count(n)) return false;
+        if (out.empty() || out.count(n)) return kNone;
         std::vector<NodeId>& branches = branches_;
         branches.clear();
-        NodeId join = kNoJoin;
+        NodeId join = kNone;
         auto set_join = [&](NodeId j) {
-            if (join != kNoJoin && join != j) return false;
+            if (join != kNone && join != j) return false;
             join = j;
             return true;
         };
@@ -207,16 +205,15 @@ private:
                                 *succ_[s].begin() != s && *succ_[s].begin() != n;
             if (branch && out.size() > 1) {
                 branches.push_back(s);
-                if (!set_join(*succ_[s].begin())) return false;
+                if (!set_join(*succ_[s].begin())) return kNone;
             } else if (!set_join(s)) {
-                return false;
+                return kNone;
             }
         }
-        if (join == n) return false;
+        if (join == n) return kNone;
         for (NodeId p : pred_[join])
             if (p != n && std::find(branches.begin(), branches.end(), p) == branches.end())
-                return false;
-        keep_neighbours(n);
+                return kNone;
         for (NodeId b : branches) {
             erase_edge(n, b);
             erase_edge(b, join);
@@ -224,21 +221,20 @@ private:
         }
         if (succ_[n].count(join)) erase_edge(n, join);
         absorb(n, join);
-        return true;
+        return n;
     }
-    bool rule4(NodeId n) {
+    NodeId rule4(NodeId n) {
         for (NodeId s : succ_[n]) {
             if (s == n || !single(pred_[s], n) || !single(succ_[s], n)) continue;
-            keep_neighbours(n);
             erase_edge(n, s);
             erase_edge(s, n);
             live_[s] = false;
-            return true;
+            return n;
         }
-        return false;
+        return kNone;
     }
 
-    static constexpr NodeId kNoJoin = ~NodeId{0};
+    static constexpr NodeId kNone = ~NodeId{0};
 };
 
 } // namespace
