@@ -48,7 +48,7 @@ inline Error unsupported(std::string message) {
     return {ErrorCode::Unsupported, std::move(message)};
 }
 
-using Operands = std::vector<ptx::Operand>;
+using Operands = ptx::OperandList;
 
 // Instruction families, as the handler files group them; None: the emulator has no handler.
 enum class Family : uint8_t { None, Alu, Control, Memory, Texture, Warp, Matrix, Async };

@@ -3,9 +3,82 @@
 
 #include "ptx/opcode_properties.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <memory>
+#include <stdexcept>
+#include <utility>
 
 namespace cfr::ptx {
+
+OperandList::OperandList(std::initializer_list<Operand> operands) {
+    reserve(operands.size());
+    for (const Operand& operand : operands)
+        emplace_back(operand);
+}
+
+OperandList::OperandList(const OperandList& other) {
+    reserve(other.size());
+    for (const Operand& operand : other)
+        emplace_back(operand);
+}
+
+OperandList& OperandList::operator=(const OperandList& other) {
+    if (this != &other) *this = OperandList(other);
+    return *this;
+}
+
+OperandList& OperandList::operator=(OperandList&& other) noexcept {
+    if (this != &other) {
+        release();
+        block_ = std::exchange(other.block_, nullptr);
+    }
+    return *this;
+}
+
+OperandList& OperandList::operator=(std::initializer_list<Operand> operands) {
+    return *this = OperandList(operands);
+}
+
+OperandList::~OperandList() {
+    release();
+}
+
+void OperandList::release() {
+    if (!block_) return;
+    std::destroy_n(data(), block_->size);
+    ::operator delete(block_);
+    block_ = nullptr;
+}
+
+OperandList::Block* OperandList::allocate(size_t capacity) {
+    if (capacity > UINT32_MAX) throw std::length_error("more than 2^32 operands in one list");
+    auto* block = static_cast<Block*>(::operator new(sizeof(Block) + capacity * sizeof(Operand)));
+    block->size = 0;
+    block->capacity = static_cast<uint32_t>(capacity);
+    return block;
+}
+
+void OperandList::reserve(size_t capacity) {
+    if (capacity > (block_ ? block_->capacity : 0)) move_to(allocate(capacity));
+}
+
+void OperandList::grow() {
+    move_to(allocate(block_ ? 2 * size_t{block_->capacity} : 1));
+}
+
+void OperandList::move_to(Block* bigger) {
+    if (block_) {
+        std::uninitialized_move_n(data(), block_->size, reinterpret_cast<Operand*>(bigger + 1));
+        bigger->size = block_->size;
+        release();
+    }
+    block_ = bigger;
+}
+
+bool operator==(const OperandList& a, const OperandList& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
 
 std::string_view Instruction::mnemonic() const {
     return opcode == Opcode::Unknown ? unknown_opcode.spelling() : spelling(opcode);

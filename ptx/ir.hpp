@@ -10,8 +10,11 @@
 #include "ptx/type.hpp"
 #include "ptx/word.hpp"
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <utility>
@@ -40,6 +43,65 @@ struct Register {
     RegisterId id = kNoRegister;
 };
 
+struct Operand;
+
+// The operands inside an operand: an address's base (and a texture's coordinates), a vector's
+// lanes, a list's entries, a pair's two predicates. Most operands have none, so the list is one
+// pointer, null while it is empty, to a block that holds its size, its capacity and the operands
+// (one allocation). A value: copies copy the operands.
+class OperandList {
+public:
+    OperandList() = default;
+    OperandList(std::initializer_list<Operand> operands);
+    OperandList(const OperandList& other);
+    OperandList(OperandList&& other) noexcept : block_(std::exchange(other.block_, nullptr)) {}
+    OperandList& operator=(const OperandList& other);
+    OperandList& operator=(OperandList&& other) noexcept;
+    OperandList& operator=(std::initializer_list<Operand> operands);
+    ~OperandList();
+
+    size_t size() const { return block_ ? block_->size : 0; }
+    size_t capacity() const { return block_ ? block_->capacity : 0; }
+    bool empty() const { return size() == 0; }
+    Operand* begin() { return data(); }
+    const Operand* begin() const { return data(); }
+    inline Operand* end();
+    inline const Operand* end() const;
+    inline Operand& operator[](size_t i);
+    inline const Operand& operator[](size_t i) const;
+    Operand& front() { return (*this)[0]; }
+    const Operand& front() const { return (*this)[0]; }
+    Operand& back() { return (*this)[size() - 1]; }
+    const Operand& back() const { return (*this)[size() - 1]; }
+
+    // Room for `capacity` operands without moving them again.
+    void reserve(size_t capacity);
+    // Appends an operand built from `args`; the list's other operands may move.
+    template <typename... Args>
+    Operand& emplace_back(Args&&... args);
+    void push_back(const Operand& operand) { emplace_back(operand); }
+    void push_back(Operand&& operand) { emplace_back(std::move(operand)); }
+
+    friend bool operator==(const OperandList& a, const OperandList& b);
+
+private:
+    // The operands follow the header, which keeps them aligned.
+    struct alignas(8) Block {
+        uint32_t size;
+        uint32_t capacity;
+    };
+
+    Operand* data() const;
+    static Block* allocate(size_t capacity); // with no operands yet
+    // Moves the operands into a block of `capacity`.
+    void move_to(Block* bigger);
+    // Room for one more operand: twice the capacity, or one.
+    void grow();
+    void release();
+
+    Block* block_ = nullptr;
+};
+
 struct Operand {
     enum class Kind : uint8_t {
         Register,        // %r1, p, %rd5 (declared with .reg)
@@ -59,11 +121,11 @@ struct Operand {
     Operand(Kind kind, std::string text) : kind(kind), text(std::move(text)) {}
 
     Kind kind = Kind::Register;
-    bool negated = false;          // !p
-    RegisterId reg = kNoRegister;  // Register: its number in the function
-    std::string text;              // name or literal spelling; empty for compound kinds
-    int64_t offset = 0;            // Address: the constant displacement
-    std::vector<Operand> elements; // Address, Vector, List, Pair
+    bool negated = false;         // !p
+    RegisterId reg = kNoRegister; // Register: its number in the function
+    std::string text;             // name or literal spelling; empty for compound kinds
+    int64_t offset = 0;           // Address: the constant displacement
+    OperandList elements;         // Address, Vector, List, Pair
 
     // Equal when the operands print the same: a register's number is the function's handle for
     // it, as a location is not part of the program (a module that a pass rewrote compares equal
@@ -73,6 +135,31 @@ struct Operand {
                a.offset == b.offset && a.elements == b.elements;
     }
 };
+
+inline Operand* OperandList::data() const {
+    return block_ ? reinterpret_cast<Operand*>(block_ + 1) : nullptr;
+}
+inline Operand* OperandList::end() {
+    return data() + size();
+}
+inline const Operand* OperandList::end() const {
+    return data() + size();
+}
+inline Operand& OperandList::operator[](size_t i) {
+    return data()[i];
+}
+inline const Operand& OperandList::operator[](size_t i) const {
+    return data()[i];
+}
+static_assert(alignof(Operand) <= 8, "an operand list's operands follow its 8-byte header");
+// Inlined where it is called: the parser appends every operand through it.
+template <typename... Args>
+[[gnu::always_inline]] inline Operand& OperandList::emplace_back(Args&&... args) {
+    if (!block_ || block_->size == block_->capacity) grow();
+    Operand* slot = new (data() + block_->size) Operand(std::forward<Args>(args)...);
+    ++block_->size;
+    return *slot;
+}
 
 struct Guard {
     std::string predicate;
@@ -98,7 +185,7 @@ struct Instruction {
     Opcode opcode = Opcode::Unknown;
     Word unknown_opcode; // the spelling of an opcode the table does not know
     Words modifiers;     // in source order, as the printer writes them back
-    std::vector<Operand> operands;
+    OperandList operands;
     SourceLoc loc;
 
     // "setp", or the spelling of an opcode the table does not know.

@@ -63,7 +63,7 @@ Operand negated(Operand operand) {
     return operand;
 }
 
-Instruction make_instruction(Opcode opcode, Words modifiers, std::vector<Operand> operands,
+Instruction make_instruction(Opcode opcode, Words modifiers, OperandList operands,
                              std::optional<Guard> guard) {
     Instruction instruction;
     instruction.guard = std::move(guard);

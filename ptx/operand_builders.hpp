@@ -39,7 +39,7 @@ Operand negated(Operand operand);
 
 // make_instruction(Opcode::Setp, {Comparison::Ne, Type::U32}, {...}): an opcode the table knows,
 // with its words in the order they are printed.
-Instruction make_instruction(Opcode opcode, Words modifiers, std::vector<Operand> operands,
+Instruction make_instruction(Opcode opcode, Words modifiers, OperandList operands,
                              std::optional<Guard> guard = {});
 // The instruction under the guard @predicate (@!predicate where `negate`).
 Instruction guarded(Instruction instruction, const Register& predicate, bool negate = false);

@@ -118,7 +118,7 @@ private:
                      bool equal) const {
         for (size_t k = 0; k < values.size(); ++k) {
             ptx::Words modifiers{equal ? ptx::Comparison::Eq : ptx::Comparison::Ne};
-            std::vector<ptx::Operand> operands{reg(predicate_), reg(guard_), imm(values[k])};
+            ptx::OperandList operands{reg(predicate_), reg(guard_), imm(values[k])};
             if (k > 0) {
                 modifiers.push_back(equal ? ptx::Modifier::Or : ptx::Modifier::And);
                 operands.push_back(reg(predicate_));

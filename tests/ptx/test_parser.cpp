@@ -63,7 +63,7 @@ TEST_CASE("an opcode's instruction reserves as many operands as the opcode's las
                                                  "setp.eq.s32 %p1, %r2, 0;\n"
                                                  "ret;\n}\n");
     const auto& body = *std::get<Function>(m.items.at(0)).body; // not copied: copies are exact
-    const auto operands = [&](size_t i) -> const std::vector<Operand>& {
+    const auto operands = [&](size_t i) -> const OperandList& {
         return std::get<Instruction>(body.at(i)).operands;
     };
     CHECK(operands(3).capacity() == 3); // the second add: as many as the first had
