@@ -611,6 +611,8 @@ void Parser::instruction(Instruction& ins) {
     if (ins.opcode == Opcode::Unknown) ins.unknown_opcode = Word::of(cur_.text);
     advance();
     while (cur_.kind == TokenKind::DotName) {
+        if (ins.modifiers.size() == Words::kMax)
+            error(cur_, "more than " + std::to_string(Words::kMax) + " words after the opcode");
         ins.modifiers.push_back(Word::of(cur_.text));
         advance();
     }

@@ -252,7 +252,7 @@ Words::Words(std::initializer_list<Word> words) {
 }
 
 Words::Words(const Words& other) : size_(other.size_), inline_(other.inline_) {
-    if (other.spilled_) spilled_ = std::make_unique<std::vector<Word>>(*other.spilled_);
+    if (other.spilled()) set_heap(new std::vector<Word>(*other.heap()));
 }
 
 Words& Words::operator=(const Words& other) {
@@ -261,25 +261,37 @@ Words& Words::operator=(const Words& other) {
 }
 
 Words::Words(Words&& other) noexcept
-    : size_(std::exchange(other.size_, 0)), inline_(other.inline_),
-      spilled_(std::move(other.spilled_)) {}
+    : size_(std::exchange(other.size_, 0)), inline_(other.inline_) {}
 
 Words& Words::operator=(Words&& other) noexcept {
-    size_ = std::exchange(other.size_, 0);
-    inline_ = other.inline_;
-    spilled_ = std::move(other.spilled_);
+    if (this != &other) {
+        release();
+        size_ = std::exchange(other.size_, 0);
+        inline_ = other.inline_;
+    }
     return *this;
 }
 
+Words::~Words() {
+    release();
+}
+
+void Words::release() {
+    if (spilled()) delete heap();
+    size_ = 0;
+}
+
 void Words::insert(std::size_t position, Word w) {
-    if (!spilled_ && size_ < kInline) {
+    if (size_ == kMax)
+        throw std::length_error("more than " + std::to_string(kMax) + " words in one instruction");
+    if (size_ < kInline) {
         std::copy_backward(inline_.begin() + position, inline_.begin() + size_,
                            inline_.begin() + size_ + 1);
         inline_[position] = w;
     } else {
-        if (!spilled_)
-            spilled_ = std::make_unique<std::vector<Word>>(inline_.begin(), inline_.end());
-        spilled_->insert(spilled_->begin() + static_cast<std::ptrdiff_t>(position), w);
+        if (size_ == kInline) set_heap(new std::vector<Word>(inline_.begin(), inline_.end()));
+        std::vector<Word>& words = *heap();
+        words.insert(words.begin() + static_cast<std::ptrdiff_t>(position), w);
     }
     ++size_;
 }
@@ -287,8 +299,15 @@ void Words::insert(std::size_t position, Word w) {
 void Words::erase(std::size_t position) {
     Word* d = data();
     std::copy(d + position + 1, d + size_, d + position);
+    if (spilled()) {
+        std::vector<Word>* words = heap();
+        words->pop_back();
+        if (words->size() == kInline) {
+            std::copy(words->begin(), words->end(), inline_.begin());
+            delete words;
+        }
+    }
     --size_;
-    if (spilled_) spilled_->pop_back();
 }
 
 bool Words::contains(Word w) const {

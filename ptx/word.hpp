@@ -11,11 +11,13 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace cfr::ptx {
@@ -69,9 +71,12 @@ private:
 };
 
 // The words of one instruction in source order; up to kInline of them without an allocation.
+// Sixteen bytes: the count and the words, or past kInline the count and the address of the
+// vector that holds them.
 class Words {
 public:
-    static constexpr std::size_t kInline = 8;
+    static constexpr std::size_t kInline = 7;
+    static constexpr std::size_t kMax = UINT16_MAX; // the most one instruction may carry
 
     Words() = default;
     Words(std::initializer_list<Word> words);
@@ -79,13 +84,15 @@ public:
     Words& operator=(const Words& other);
     Words(Words&& other) noexcept;
     Words& operator=(Words&& other) noexcept;
+    ~Words();
 
     void push_back(Word w) {
-        if (!spilled_ && size_ < kInline)
+        if (size_ < kInline)
             inline_[size_++] = w;
         else
             insert(size_, w);
     }
+    // Throws std::length_error past kMax words.
     void insert(std::size_t position, Word w);
     void erase(std::size_t position);
     std::size_t size() const { return size_; }
@@ -102,12 +109,23 @@ public:
     friend bool operator==(const Words& a, const Words& b);
 
 private:
-    const Word* data() const { return spilled_ ? spilled_->data() : inline_.data(); }
-    Word* data() { return spilled_ ? spilled_->data() : inline_.data(); }
+    bool spilled() const { return size_ > kInline; }
+    std::vector<Word>* heap() const {
+        std::vector<Word>* words;
+        std::memcpy(&words, inline_.data(), sizeof words);
+        return words;
+    }
+    void set_heap(std::vector<Word>* words) {
+        std::memcpy(static_cast<void*>(inline_.data()), &words, sizeof words);
+    }
+    const Word* data() const { return spilled() ? heap()->data() : inline_.data(); }
+    Word* data() { return spilled() ? heap()->data() : inline_.data(); }
+    void release();
 
-    uint32_t size_ = 0;
-    std::array<Word, kInline> inline_{};
-    std::unique_ptr<std::vector<Word>> spilled_; // all words, once there are more than kInline
+    uint16_t size_ = 0;
+    std::array<Word, kInline> inline_{}; // the words; past kInline, where the heap holds them
+    static_assert(sizeof(inline_) >= sizeof(std::vector<Word>*));
+    static_assert(std::is_trivially_copyable_v<Word>);
 };
 
 } // namespace cfr::ptx

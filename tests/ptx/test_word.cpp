@@ -1,7 +1,8 @@
 // Instruction words (ptx/word.hpp): every spelling of the enums has one id that means it, words no
 // table knows are interned once (from any thread) and print back unchanged, and the inline list
-// of an instruction's words keeps its order past its inline capacity, through copies and moves; a
-// spelling's first eight bytes, read in a few loads, are its bytes.
+// of an instruction's words keeps its order past its inline capacity and back, through copies and
+// moves, up to its limit; a spelling's first eight bytes, read in a few loads, are its bytes.
+#include "ptx/parser.hpp"
 #include "ptx/spelling_key.hpp"
 #include "ptx/word.hpp"
 
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -96,6 +98,46 @@ TEST_CASE("an instruction's words keep their order past the inline capacity", "[
     small.insert(0, Rounding::Rn);
     CHECK(small == Words{Rounding::Rn, Type::F32});
     CHECK_FALSE(small == copy);
+}
+
+TEST_CASE("words erased back to the inline capacity leave the heap, and keep their values",
+          "[ptx][word]") {
+    STATIC_REQUIRE(sizeof(Words) == 16);
+    Words words;
+    std::vector<Word> expected;
+    for (std::size_t i = 0; i < Words::kInline + 3; ++i) {
+        const Word w = Word::of(".cfr_test_spill_" + std::to_string(i));
+        words.push_back(w);
+        expected.push_back(w);
+    }
+    for (std::size_t i = 0; i < 6; ++i) {
+        const std::size_t at = i % 2 ? 0 : words.size() - 1;
+        words.erase(at);
+        expected.erase(expected.begin() + static_cast<std::ptrdiff_t>(at));
+        REQUIRE(words.size() == expected.size());
+        CHECK(std::vector<Word>(words.begin(), words.end()) == expected);
+        const Words copy = words; // a copy taken on either side of the capacity
+        CHECK(copy == words);
+    }
+    words.insert(2, Type::U32); // and back onto the heap past it
+    expected.insert(expected.begin() + 2, Word(Type::U32));
+    CHECK(std::vector<Word>(words.begin(), words.end()) == expected);
+}
+
+TEST_CASE("an instruction takes at most Words::kMax words", "[ptx][word]") {
+    Words words;
+    for (std::size_t i = 0; i < Words::kMax; ++i)
+        words.push_back(Type::B32);
+    CHECK_THROWS_AS(words.push_back(Type::B32), std::length_error);
+    CHECK(words.size() == Words::kMax);
+
+    std::string many = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                       ".visible .entry k()\n{\n\tmov";
+    for (std::size_t i = 0; i <= Words::kMax; ++i)
+        many += ".b32";
+    many += " %r1, 0;\n\tret;\n}\n";
+    CHECK_THROWS_WITH(cfr::ptx::parse(many, "many.ptx"),
+                      Catch::Contains("more than 65535 words after the opcode"));
 }
 
 TEST_CASE("a spelling's first eight bytes, read in one to three loads, are its bytes",
