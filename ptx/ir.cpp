@@ -40,10 +40,6 @@ OperandList& OperandList::operator=(std::initializer_list<Operand> operands) {
     return *this = OperandList(operands);
 }
 
-OperandList::~OperandList() {
-    release();
-}
-
 void OperandList::release() {
     if (!block_) return;
     std::destroy_n(data(), block_->size);

@@ -58,7 +58,9 @@ public:
     OperandList& operator=(const OperandList& other);
     OperandList& operator=(OperandList&& other) noexcept;
     OperandList& operator=(std::initializer_list<Operand> operands);
-    ~OperandList();
+    ~OperandList() {
+        if (block_) release(); // most operands have no elements: no call for them
+    }
 
     size_t size() const { return block_ ? block_->size : 0; }
     size_t capacity() const { return block_ ? block_->capacity : 0; }
