@@ -28,11 +28,10 @@ OperandList& OperandList::operator=(const OperandList& other) {
     return *this;
 }
 
+// The operands are taken before the old ones go: `other` may be inside them (an operand assigned
+// one of its own elements).
 OperandList& OperandList::operator=(OperandList&& other) noexcept {
-    if (this != &other) {
-        release();
-        block_ = std::exchange(other.block_, nullptr);
-    }
+    if (this != &other) destroy(std::exchange(block_, std::exchange(other.block_, nullptr)));
     return *this;
 }
 
@@ -41,10 +40,13 @@ OperandList& OperandList::operator=(std::initializer_list<Operand> operands) {
 }
 
 void OperandList::release() {
-    if (!block_) return;
-    std::destroy_n(data(), block_->size);
-    ::operator delete(block_);
-    block_ = nullptr;
+    destroy(std::exchange(block_, nullptr));
+}
+
+void OperandList::destroy(Block* block) {
+    if (!block) return;
+    std::destroy_n(reinterpret_cast<Operand*>(block + 1), block->size);
+    ::operator delete(block);
 }
 
 OperandList::Block* OperandList::allocate(size_t capacity) {
@@ -59,8 +61,11 @@ void OperandList::reserve(size_t capacity) {
     if (capacity > (block_ ? block_->capacity : 0)) move_to(allocate(capacity));
 }
 
-void OperandList::grow() {
+Operand& OperandList::append_growing(Operand&& operand) {
     move_to(allocate(block_ ? 2 * size_t{block_->capacity} : 1));
+    Operand* slot = new (data() + block_->size) Operand(std::move(operand));
+    ++block_->size;
+    return *slot;
 }
 
 void OperandList::move_to(Block* bigger) {

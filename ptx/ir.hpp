@@ -45,10 +45,11 @@ struct Register {
 
 struct Operand;
 
-// The operands inside an operand: an address's base (and a texture's coordinates), a vector's
-// lanes, a list's entries, a pair's two predicates. Most operands have none, so the list is one
-// pointer, null while it is empty, to a block that holds its size, its capacity and the operands
-// (one allocation). A value: copies copy the operands.
+// An instruction's operands, and the operands inside an operand: an address's base (and a
+// texture's coordinates), a vector's lanes, a list's entries, a pair's two predicates. Most
+// operands have none, so the list is one pointer, null while it is empty, to a block that holds
+// its size, its capacity and the operands (one allocation). A value: copies copy the operands.
+// As with std::vector, an operand appended or assigned may be one of the list's own.
 class OperandList {
 public:
     OperandList() = default;
@@ -97,9 +98,10 @@ private:
     static Block* allocate(size_t capacity); // with no operands yet
     // Moves the operands into a block of `capacity`.
     void move_to(Block* bigger);
-    // Room for one more operand: twice the capacity, or one.
-    void grow();
+    // Appends `operand` (built before the list grows, from what may be in it) to a full list.
+    Operand& append_growing(Operand&& operand);
     void release();
+    static void destroy(Block* block);
 
     Block* block_ = nullptr;
 };
@@ -157,7 +159,8 @@ static_assert(alignof(Operand) <= 8, "an operand list's operands follow its 8-by
 // Inlined where it is called: the parser appends every operand through it.
 template <typename... Args>
 [[gnu::always_inline]] inline Operand& OperandList::emplace_back(Args&&... args) {
-    if (!block_ || block_->size == block_->capacity) grow();
+    if (!block_ || block_->size == block_->capacity)
+        return append_growing(Operand(std::forward<Args>(args)...));
     Operand* slot = new (data() + block_->size) Operand(std::forward<Args>(args)...);
     ++block_->size;
     return *slot;

@@ -110,3 +110,24 @@ TEST_CASE("operand lists compare element by element", "[ptx][operand]") {
     CHECK_FALSE(OperandList{named("a")} == OperandList{named("a"), named("b")});
     CHECK_FALSE(OperandList{} == OperandList{named("a")});
 }
+
+TEST_CASE("an operand appended or assigned from its own list stays valid, as with std::vector",
+          "[ptx][operand]") {
+    OperandList list{named("a")}; // full: each append below grows it
+    list.push_back(list.front());
+    list.emplace_back(list[1]);
+    list.push_back(std::as_const(list).back());
+    CHECK(texts(list) == std::vector<std::string>{"a", "a", "a", "a"});
+
+    Operand address = nested("%rd1");
+    address = std::move(address.elements.front()); // the base replaces the address it is in
+    CHECK(address.text == "%rd1");
+    REQUIRE(address.elements.size() == 1);
+    CHECK(address.elements.front().text == "%rd1.inner");
+
+    Operand copied = nested("%rd2");
+    copied = copied.elements.front();
+    CHECK(copied.text == "%rd2");
+    REQUIRE(copied.elements.size() == 1);
+    CHECK(copied.elements.front().text == "%rd2.inner");
+}
