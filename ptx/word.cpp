@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <stdexcept>
@@ -288,8 +289,13 @@ void Words::insert(std::size_t position, Word w) {
         std::copy_backward(inline_.begin() + position, inline_.begin() + size_,
                            inline_.begin() + size_ + 1);
         inline_[position] = w;
+    } else if (size_ == kInline) {
+        // The words move to the heap only once the vector holds them all: a failed allocation
+        // leaves the list as it was.
+        auto words = std::make_unique<std::vector<Word>>(inline_.begin(), inline_.end());
+        words->insert(words->begin() + static_cast<std::ptrdiff_t>(position), w);
+        set_heap(words.release());
     } else {
-        if (size_ == kInline) set_heap(new std::vector<Word>(inline_.begin(), inline_.end()));
         std::vector<Word>& words = *heap();
         words.insert(words.begin() + static_cast<std::ptrdiff_t>(position), w);
     }
