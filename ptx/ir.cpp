@@ -2,6 +2,7 @@
 #include "ptx/ir.hpp"
 
 #include "ptx/opcode_properties.hpp"
+#include "ptx/operand_memory.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -46,12 +47,13 @@ void OperandList::release() {
 void OperandList::destroy(Block* block) {
     if (!block) return;
     std::destroy_n(reinterpret_cast<Operand*>(block + 1), block->size);
-    ::operator delete(block);
+    operand_memory::release(block, sizeof(Block) + block->capacity * sizeof(Operand));
 }
 
 OperandList::Block* OperandList::allocate(size_t capacity) {
     if (capacity > UINT32_MAX) throw std::length_error("more than 2^32 operands in one list");
-    auto* block = static_cast<Block*>(::operator new(sizeof(Block) + capacity * sizeof(Operand)));
+    auto* block =
+        static_cast<Block*>(operand_memory::allocate(sizeof(Block) + capacity * sizeof(Operand)));
     block->size = 0;
     block->capacity = static_cast<uint32_t>(capacity);
     return block;

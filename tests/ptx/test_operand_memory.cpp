@@ -1,0 +1,124 @@
+// Operand-list memory: blocks from per-thread chunks, each chunk back to the heap once its thread
+// has moved on and its last block is released, on any thread. Under AddressSanitizer every block
+// comes from the heap and no chunk is held.
+#include "ptx/operand_memory.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace memory = cfr::ptx::operand_memory;
+
+namespace {
+
+constexpr size_t kChunkBytes = size_t{64} * 1024;
+
+// `count` blocks of `bytes`, each filled with its own index.
+std::vector<void*> allocate_filled(size_t count, size_t bytes) {
+    std::vector<void*> blocks;
+    for (size_t i = 0; i < count; ++i) {
+        void* block = memory::allocate(bytes);
+        std::memset(block, static_cast<int>(i % 251), bytes);
+        blocks.push_back(block);
+    }
+    return blocks;
+}
+
+bool still_filled(const std::vector<void*>& blocks, size_t bytes) {
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        const auto* b = static_cast<const unsigned char*>(blocks[i]);
+        for (size_t k = 0; k < bytes; ++k)
+            if (b[k] != i % 251) return false;
+    }
+    return true;
+}
+
+void release_all(const std::vector<void*>& blocks, size_t bytes) {
+    for (void* block : blocks)
+        memory::release(block, bytes);
+}
+
+// Chunks that `blocks` blocks of `bytes` fill, at the least.
+size_t chunks_for(size_t blocks, size_t bytes) {
+    return blocks * bytes / kChunkBytes;
+}
+
+} // namespace
+
+TEST_CASE("operand blocks are distinct, aligned and keep what is written in them",
+          "[ptx][operand_memory]") {
+    std::vector<void*> blocks;
+    std::thread([&] { blocks = allocate_filled(5000, 56); }).join();
+    std::set<void*> distinct(blocks.begin(), blocks.end());
+    CHECK(distinct.size() == blocks.size());
+    for (void* block : blocks)
+        CHECK(reinterpret_cast<uintptr_t>(block) % 8 == 0);
+    CHECK(still_filled(blocks, 56));
+    release_all(blocks, 56);
+}
+
+TEST_CASE("a chunk goes back once its thread has ended and its last block is released on another",
+          "[ptx][operand_memory]") {
+    const size_t before = memory::chunks_held();
+    constexpr size_t kBlocks = 4000, kBytes = 120;
+    std::vector<void*> blocks;
+    std::thread([&] { blocks = allocate_filled(kBlocks, kBytes); }).join();
+    if (memory::chunked())
+        CHECK(memory::chunks_held() >= before + chunks_for(kBlocks, kBytes));
+    else
+        CHECK(memory::chunks_held() == before);
+    release_all(std::vector<void*>(blocks.begin(), blocks.end() - 1), kBytes);
+    if (memory::chunked()) CHECK(memory::chunks_held() == before + 1);
+    CHECK(*static_cast<const unsigned char*>(blocks.back()) == (kBlocks - 1) % 251);
+    memory::release(blocks.back(), kBytes);
+    CHECK(memory::chunks_held() == before);
+}
+
+TEST_CASE("the chunk a thread fills stays while it runs, even with no block in it",
+          "[ptx][operand_memory]") {
+    const size_t before = memory::chunks_held();
+    size_t while_running = 0;
+    std::thread([&] {
+        memory::release(memory::allocate(64), 64);
+        while_running = memory::chunks_held();
+    }).join();
+    CHECK(while_running == before + (memory::chunked() ? 1 : 0));
+    CHECK(memory::chunks_held() == before);
+}
+
+TEST_CASE("a large block comes from the heap, not from a chunk", "[ptx][operand_memory]") {
+    const size_t before = memory::chunks_held();
+    size_t while_running = 0;
+    std::thread([&] {
+        const std::vector<void*> blocks = allocate_filled(3, 16 * 1024);
+        while_running = memory::chunks_held();
+        CHECK(still_filled(blocks, 16 * 1024));
+        release_all(blocks, 16 * 1024);
+    }).join();
+    CHECK(while_running == before);
+}
+
+TEST_CASE("threads release each other's blocks while they allocate", "[ptx][operand_memory]") {
+    const size_t before = memory::chunks_held();
+    constexpr size_t kBlocks = 20000, kBytes = 64;
+    std::vector<void*> first, second;
+    std::thread a([&] { first = allocate_filled(kBlocks, kBytes); });
+    std::thread b([&] { second = allocate_filled(kBlocks, kBytes); });
+    a.join();
+    b.join();
+    CHECK(still_filled(first, kBytes));
+    CHECK(still_filled(second, kBytes));
+    std::thread c([&] {
+        release_all(second, kBytes);
+        const std::vector<void*> more = allocate_filled(kBlocks, kBytes);
+        release_all(more, kBytes);
+    });
+    std::thread d([&] { release_all(first, kBytes); });
+    c.join();
+    d.join();
+    CHECK(memory::chunks_held() == before);
+}
