@@ -2,8 +2,10 @@
 // in it that are not released yet.
 #include "ptx/operand_memory.hpp"
 
+#include <array>
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <new>
 
 namespace cfr::ptx::operand_memory {
@@ -34,20 +36,44 @@ struct Chunk {
 };
 constexpr size_t kFirstBlock = (sizeof(Chunk) + 7) & ~size_t{7};
 
-std::atomic<size_t> chunks{0};
+// Chunks filled or holding blocks, by every thread.
+std::atomic<size_t> in_use{0};
+
+// Empty chunks kept for the next to be filled: their pages are mapped and likely in cache, where a
+// chunk from the heap may be memory the heap has just given back to the system.
+constexpr size_t kSparesKept = 16;
+std::mutex spares_mutex;
+std::array<Chunk*, kSparesKept> spares{};
+size_t spare_count = 0;
 
 Chunk* new_chunk() {
-    void* memory = ::operator new (kChunkBytes, std::align_val_t{kChunkBytes});
-    chunks.fetch_add(1, std::memory_order_relaxed);
-    return new (memory) Chunk;
+    Chunk* chunk = nullptr;
+    {
+        const std::lock_guard lock(spares_mutex);
+        if (spare_count > 0) chunk = spares[--spare_count];
+    }
+    if (!chunk)
+        chunk = static_cast<Chunk*>(::operator new (kChunkBytes, std::align_val_t{kChunkBytes}));
+    in_use.fetch_add(1, std::memory_order_relaxed);
+    return new (chunk) Chunk;
 }
 
-// Takes `blocks` from the chunk's count; the one that takes it to zero frees the chunk.
-void drop(Chunk* chunk, uint64_t blocks) {
-    if (chunk->count.fetch_sub(blocks, std::memory_order_acq_rel) != blocks) return;
+void give_back(Chunk* chunk) {
     chunk->~Chunk();
+    in_use.fetch_sub(1, std::memory_order_relaxed);
+    {
+        const std::lock_guard lock(spares_mutex);
+        if (spare_count < kSparesKept) {
+            spares[spare_count++] = chunk;
+            return;
+        }
+    }
     ::operator delete (chunk, std::align_val_t{kChunkBytes});
-    chunks.fetch_sub(1, std::memory_order_relaxed);
+}
+
+// Takes `blocks` from the chunk's count; the one that takes it to zero gives the chunk back.
+void drop(Chunk* chunk, uint64_t blocks) {
+    if (chunk->count.fetch_sub(blocks, std::memory_order_acq_rel) == blocks) give_back(chunk);
 }
 
 Chunk* chunk_of(void* block) {
@@ -63,6 +89,7 @@ public:
     ~Filling() { retire(); }
 
     void* take(size_t bytes) {
+        if (handed_out_ != 0 && all_released()) start_over();
         if (bytes > static_cast<size_t>(end_ - next_)) start_another();
         void* block = next_;
         next_ += bytes;
@@ -71,6 +98,18 @@ public:
     }
 
 private:
+    bool all_released() const {
+        return chunk_->count.load(std::memory_order_acquire) == kFilling - handed_out_;
+    }
+
+    // Fills the chunk again from its start: no block in it is held any more, so no other thread
+    // can touch it.
+    void start_over() {
+        chunk_->count.store(kFilling, std::memory_order_relaxed);
+        next_ = reinterpret_cast<char*>(chunk_) + kFirstBlock;
+        handed_out_ = 0;
+    }
+
     void start_another() {
         retire();
         chunk_ = new_chunk();
@@ -118,8 +157,8 @@ bool chunked() {
     return !kHeapOnly;
 }
 
-size_t chunks_held() {
-    return chunks.load(std::memory_order_relaxed);
+size_t chunks_in_use() {
+    return in_use.load(std::memory_order_relaxed);
 }
 
 } // namespace cfr::ptx::operand_memory

@@ -63,39 +63,39 @@ TEST_CASE("operand blocks are distinct, aligned and keep what is written in them
 
 TEST_CASE("a chunk goes back once its thread has ended and its last block is released on another",
           "[ptx][operand_memory]") {
-    const size_t before = memory::chunks_held();
+    const size_t before = memory::chunks_in_use();
     constexpr size_t kBlocks = 4000, kBytes = 120;
     std::vector<void*> blocks;
     std::thread([&] { blocks = allocate_filled(kBlocks, kBytes); }).join();
     if (memory::chunked())
-        CHECK(memory::chunks_held() >= before + chunks_for(kBlocks, kBytes));
+        CHECK(memory::chunks_in_use() >= before + chunks_for(kBlocks, kBytes));
     else
-        CHECK(memory::chunks_held() == before);
+        CHECK(memory::chunks_in_use() == before);
     release_all(std::vector<void*>(blocks.begin(), blocks.end() - 1), kBytes);
-    if (memory::chunked()) CHECK(memory::chunks_held() == before + 1);
+    if (memory::chunked()) CHECK(memory::chunks_in_use() == before + 1);
     CHECK(*static_cast<const unsigned char*>(blocks.back()) == (kBlocks - 1) % 251);
     memory::release(blocks.back(), kBytes);
-    CHECK(memory::chunks_held() == before);
+    CHECK(memory::chunks_in_use() == before);
 }
 
 TEST_CASE("the chunk a thread fills stays while it runs, even with no block in it",
           "[ptx][operand_memory]") {
-    const size_t before = memory::chunks_held();
+    const size_t before = memory::chunks_in_use();
     size_t while_running = 0;
     std::thread([&] {
         memory::release(memory::allocate(64), 64);
-        while_running = memory::chunks_held();
+        while_running = memory::chunks_in_use();
     }).join();
     CHECK(while_running == before + (memory::chunked() ? 1 : 0));
-    CHECK(memory::chunks_held() == before);
+    CHECK(memory::chunks_in_use() == before);
 }
 
 TEST_CASE("a large block comes from the heap, not from a chunk", "[ptx][operand_memory]") {
-    const size_t before = memory::chunks_held();
+    const size_t before = memory::chunks_in_use();
     size_t while_running = 0;
     std::thread([&] {
         const std::vector<void*> blocks = allocate_filled(3, 16 * 1024);
-        while_running = memory::chunks_held();
+        while_running = memory::chunks_in_use();
         CHECK(still_filled(blocks, 16 * 1024));
         release_all(blocks, 16 * 1024);
     }).join();
@@ -103,7 +103,7 @@ TEST_CASE("a large block comes from the heap, not from a chunk", "[ptx][operand_
 }
 
 TEST_CASE("threads release each other's blocks while they allocate", "[ptx][operand_memory]") {
-    const size_t before = memory::chunks_held();
+    const size_t before = memory::chunks_in_use();
     constexpr size_t kBlocks = 20000, kBytes = 64;
     std::vector<void*> first, second;
     std::thread a([&] { first = allocate_filled(kBlocks, kBytes); });
@@ -120,5 +120,28 @@ TEST_CASE("threads release each other's blocks while they allocate", "[ptx][oper
     std::thread d([&] { release_all(first, kBytes); });
     c.join();
     d.join();
-    CHECK(memory::chunks_held() == before);
+    CHECK(memory::chunks_in_use() == before);
+}
+
+TEST_CASE("a thread fills its chunk again from the start once no block in it is held",
+          "[ptx][operand_memory]") {
+    if (!memory::chunked()) {
+        CHECK(memory::chunks_in_use() == 0);
+        return;
+    }
+    void* first = nullptr;
+    void* again = nullptr;
+    void* while_held = nullptr;
+    std::thread([&] {
+        first = memory::allocate(64);
+        void* second = memory::allocate(64);
+        memory::release(first, 64);
+        while_held = memory::allocate(64); // `second` is still held: no start over
+        memory::release(second, 64);
+        memory::release(while_held, 64);
+        again = memory::allocate(64);
+        memory::release(again, 64);
+    }).join();
+    CHECK(while_held != first);
+    CHECK(again == first);
 }
