@@ -2,6 +2,8 @@
 // in it that are not released yet.
 #include "ptx/operand_memory.hpp"
 
+#include <pthread.h>
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -31,7 +33,7 @@ constexpr uint64_t kFilling = uint64_t{1} << 48;
 
 struct Chunk {
     // While the chunk is filled: kFilling minus the blocks released. After: the blocks handed out
-    // minus the blocks released. It goes back to the heap when that reaches zero.
+    // minus the blocks released. The chunk is given back when that reaches zero.
     std::atomic<uint64_t> count{kFilling};
 };
 constexpr size_t kFirstBlock = (sizeof(Chunk) + 7) & ~size_t{7};
@@ -45,6 +47,17 @@ constexpr size_t kSparesKept = 16;
 std::mutex spares_mutex;
 std::array<Chunk*, kSparesKept> spares{};
 size_t spare_count = 0;
+
+// A child process made by fork() while another thread held the spares' lock would find it held
+// for ever: the lock is taken around the fork, as the C library's allocator takes its own.
+void lock_spares() {
+    spares_mutex.lock();
+}
+void unlock_spares() {
+    spares_mutex.unlock();
+}
+[[maybe_unused]] const int fork_handlers =
+    pthread_atfork(lock_spares, unlock_spares, unlock_spares);
 
 Chunk* new_chunk() {
     Chunk* chunk = nullptr;
