@@ -4,6 +4,7 @@
 
 #include "ptx/lexer.hpp"
 #include "ptx/literal.hpp"
+#include "ptx/name_index.hpp"
 #include "ptx/spelling_key.hpp"
 
 #include <algorithm>
@@ -739,10 +740,13 @@ void Parser::element_list(Operand& op, int depth) {
 // A name operand is a label where the function defines a label of that name (a label may follow
 // its first use); the function's labels and name operands were noted as they were read.
 void Parser::resolve_labels() {
-    if (!name_operands_.empty()) std::sort(labels_.begin(), labels_.end());
-    for (Operand* op : name_operands_)
-        if (std::binary_search(labels_.begin(), labels_.end(), std::string_view(op->text)))
-            op->kind = Operand::Kind::Label;
+    if (!name_operands_.empty() && !labels_.empty()) {
+        NameIndex labels(labels_.size());
+        for (const std::string_view label : labels_)
+            labels.assign(label, 0);
+        for (Operand* op : name_operands_)
+            if (labels.find(op->text)) op->kind = Operand::Kind::Label;
+    }
     labels_.clear();
     name_operands_.clear();
 }
