@@ -9,6 +9,8 @@ mkdir -p "$out"
 ptx=()
 for f in "$build"/examples/ptx/*.ptx; do [ -f "$f" ] && ptx+=("$f"); done
 python3 "$here/frontend/gen_large_ptx.py" "$out/large.ptx" --kernels 200
+"$here/frontend/library_ptx.sh" "$out/library"
+for f in "$out"/library/*.ptx; do [ -f "$f" ] && ptx+=("$f"); done
 echo "== front end: parse + CFG + classify, beside ptxas -arch=sm_90"
 "$build/bench/bench_frontend" "${ptx[@]}" "$out/large.ptx" --json "$out/frontend.json" |
     tee "$out/frontend.txt"

@@ -7,4 +7,5 @@ mkdir -p "$out"
 ptx=()
 for f in "$build"/examples/ptx/*.ptx; do [ -f "$f" ] && ptx+=("$f"); done
 [ -f "$out/large.ptx" ] && ptx+=("$out/large.ptx")
+for f in "$out"/library/*.ptx; do [ -f "$f" ] && ptx+=("$f"); done # bench/run.sh writes them
 "$build/bench/passes/bench_passes" "${ptx[@]}" --json "$out/passes.json" | tee "$out/passes.txt"
